@@ -1,0 +1,74 @@
+// Lint rules, including the layering rule: core imports no adapter or transport framework,
+// and adapters never import each other.
+import tseslint from 'typescript-eslint';
+
+const adapters = ['rest', 'mcp', 'smtp', 'capture', 'cli', 'client'];
+const transportFrameworks = [
+  'fastify',
+  '@fastify/*',
+  'smtp-server',
+  'nodemailer',
+  '@modelcontextprotocol/*',
+  'openapi-fetch',
+  'undici',
+];
+
+/** Patterns forbidding imports of every adapter folder except `self`. */
+function otherAdapters(self) {
+  return adapters
+    .filter((a) => a !== self)
+    .flatMap((a) => [`**/${a}/*`, `**/${a}`].map((group) => ({ group: [group], message: `${a} is another adapter` })));
+}
+
+/** Adapters that may import core, but not each other. The CLI is the composition root, so it may import all. */
+const adapterRules = ['rest', 'mcp', 'smtp', 'capture', 'client'].map((self) => ({
+  files: [`src/${self}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          ...otherAdapters(self).filter((p) => !(self === 'mcp' && p.group[0].includes('/client'))),
+          { group: ['**/cli/*'], message: 'the CLI is the composition root; nothing imports it' },
+        ],
+      },
+    ],
+  },
+}));
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'data/**', 'openapi/schema.d.ts', 'bench/results/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...adapters.map((a) => ({ group: [`**/${a}/*`, `**/${a}`], message: 'core imports no adapter' })),
+            ...transportFrameworks.map((f) => ({
+              group: [f],
+              message: 'core imports no transport framework',
+            })),
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: 'only src/core/config.ts reads the environment',
+        },
+      ],
+    },
+  },
+  { files: ['src/core/config.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  ...adapterRules,
+);

@@ -1,0 +1,118 @@
+// The runtime configuration: parsed once from the environment with zod, frozen, passed down.
+import { z } from 'zod';
+import { isValidApiKeyFormat } from './apiKeyFormat.ts';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const envSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  API_PORT: port.default(8025),
+  SMTP_PORT: port.default(2587),
+  SMTP_INBOUND_PORT: port.default(2525),
+  CAPTURE_PORT: port.default(8026),
+  PUBLIC_SMTP_HOST: optionalString,
+  PUBLIC_SMTP_PORT: port.optional(),
+  CAPTURE_DOMAIN: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'must be a DNS name')
+      .optional(),
+  ),
+  CAPTURE_PUBLIC_URL: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => v.includes('{id}'), 'must contain {id}, the place of the sandbox id')
+      .optional(),
+  ),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+  ),
+  BOOTSTRAP_API_KEY: optionalString.pipe(
+    z
+      .string()
+      .refine(isValidApiKeyFormat, 'is not a valid sandtrap key; generate one with `sandtrap keys generate`')
+      .optional(),
+  ),
+  SMTP_TLS_CERT: optionalString,
+  SMTP_TLS_KEY: optionalString,
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  host: string;
+  apiPort: number;
+  smtpPort: number;
+  /** 0 disables the inbound listener. */
+  smtpInboundPort: number;
+  capturePort: number;
+  publicSmtpHost: string;
+  publicSmtpPort: number;
+  captureDomain: string;
+  /** Template with `{id}` for a sandbox's captureUrl. */
+  capturePublicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  bootstrapApiKey: string | undefined;
+  smtpTlsCert: string | undefined;
+  smtpTlsKey: string | undefined;
+  rateLimits: boolean;
+  retentionDays: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** A host that clients can connect to: a wildcard bind address is not one. */
+function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if ((e.SMTP_TLS_CERT === undefined) !== (e.SMTP_TLS_KEY === undefined)) {
+    throw new ConfigError('Invalid environment:\n  SMTP_TLS_CERT and SMTP_TLS_KEY must be set together');
+  }
+  const captureDomain = e.CAPTURE_DOMAIN ?? 'capture.localhost';
+  const capturePublicUrl =
+    e.CAPTURE_PUBLIC_URL ??
+    (e.CAPTURE_DOMAIN !== undefined
+      ? `https://{id}.${captureDomain}`
+      : `http://${reachableHost(e.HOST)}:${e.CAPTURE_PORT}/{id}`);
+  return Object.freeze({
+    host: e.HOST,
+    apiPort: e.API_PORT,
+    smtpPort: e.SMTP_PORT,
+    smtpInboundPort: e.SMTP_INBOUND_PORT,
+    capturePort: e.CAPTURE_PORT,
+    publicSmtpHost: e.PUBLIC_SMTP_HOST ?? reachableHost(e.HOST),
+    publicSmtpPort: e.PUBLIC_SMTP_PORT ?? e.SMTP_PORT,
+    captureDomain: captureDomain.toLowerCase(),
+    capturePublicUrl,
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    bootstrapApiKey: e.BOOTSTRAP_API_KEY,
+    smtpTlsCert: e.SMTP_TLS_CERT,
+    smtpTlsKey: e.SMTP_TLS_KEY,
+    rateLimits: e.RATE_LIMITS === 'on',
+    retentionDays: e.RETENTION_DAYS,
+    logLevel: e.LOG_LEVEL,
+  });
+}

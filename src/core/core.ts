@@ -1,0 +1,27 @@
+// The composition of core: one object built from the store, config and clock, handed to every adapter.
+import { createApiKeyService } from './apiKeys.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { createSandboxService } from './sandboxes.ts';
+import type { Store } from './store/openStore.ts';
+import { createWorkspaceService } from './workspaces.ts';
+
+export interface CoreDeps {
+  store: Store;
+  config: Readonly<Config>;
+  clock?: Clock;
+}
+
+export function createCore({ store, config, clock = systemClock }: CoreDeps) {
+  const { db } = store;
+  return {
+    config,
+    clock,
+    storeKind: store.kind,
+    workspaces: createWorkspaceService(db, clock),
+    apiKeys: createApiKeyService(db, clock),
+    sandboxes: createSandboxService(db, clock, config),
+  };
+}
+
+export type Core = ReturnType<typeof createCore>;

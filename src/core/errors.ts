@@ -1,0 +1,45 @@
+// The one error type of core: a closed set of codes that every adapter maps to its own protocol in one place.
+
+export type ErrorCode =
+  | 'not_found'
+  | 'invalid_input'
+  | 'conflict'
+  | 'unauthorized'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'unavailable';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly errors: FieldError[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    extra: { errors?: FieldError[]; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    super(message, { cause: extra.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.errors = extra.errors;
+    this.retryAfterSeconds = extra.retryAfterSeconds;
+  }
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('not_found', `${what} does not exist in this workspace.`);
+}
+
+export function invalidInput(message: string, errors: FieldError[]): AppError {
+  return new AppError('invalid_input', message, { errors });
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

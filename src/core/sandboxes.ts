@@ -1,0 +1,125 @@
+// Sandboxes: create (optionally ephemeral), read, list, rename/retag, rotate the SMTP secret, replace mock rules.
+import type { Kysely } from 'kysely';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { notFound } from './errors.ts';
+import { normalizeRules } from './mocks/rules.ts';
+import type { StoredMockRule } from './mocks/types.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
+import { newId, newSmtpPassword } from './random.ts';
+import type { CreateSandboxInput, MockRuleInput, UpdateSandboxInput } from './schemas.ts';
+import {
+  deleteSandbox,
+  findSandbox,
+  insertSandbox,
+  listSandboxes,
+  updateSandbox,
+} from './store/repos/sandboxes.ts';
+import type { Database, SandboxRow } from './store/schema.ts';
+
+export interface Sandbox {
+  id: string;
+  name: string;
+  tags: Record<string, string>;
+  smtpHost: string;
+  smtpPort: number;
+  smtpUsername: string;
+  smtpPassword: string;
+  captureUrl: string;
+  emailDomain: string;
+  emailAddress: string;
+  mocks: StoredMockRule[];
+  createdAt: Date;
+  isEphemeral: boolean;
+  expiresAt: Date | null;
+}
+
+export const DEFAULT_TTL_MINUTES = 60;
+
+type Endpoints = Pick<Config, 'publicSmtpHost' | 'publicSmtpPort' | 'captureDomain' | 'capturePublicUrl'>;
+
+export function createSandboxService(db: Kysely<Database>, clock: Clock, config: Endpoints) {
+  function toSandbox(row: SandboxRow): Sandbox {
+    const emailDomain = `${row.id}.${config.captureDomain}`;
+    return {
+      id: row.id,
+      name: row.name,
+      tags: row.tags,
+      smtpHost: config.publicSmtpHost,
+      smtpPort: config.publicSmtpPort,
+      smtpUsername: row.id,
+      smtpPassword: row.smtp_password,
+      captureUrl: config.capturePublicUrl.replaceAll('{id}', row.id),
+      emailDomain,
+      emailAddress: `inbox@${emailDomain}`,
+      mocks: row.mocks,
+      createdAt: row.created_at,
+      isEphemeral: row.is_ephemeral,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  function found(row: SandboxRow | undefined): Sandbox {
+    if (row === undefined) throw notFound('The sandbox');
+    return toSandbox(row);
+  }
+
+  return {
+    async create(workspaceId: string, input: CreateSandboxInput): Promise<Sandbox> {
+      const now = clock.now();
+      const ephemeral = input.ephemeral === true;
+      const ttl = input.ttlMinutes ?? DEFAULT_TTL_MINUTES;
+      const row = await insertSandbox(db, {
+        id: newId(),
+        workspace_id: workspaceId,
+        name: input.name,
+        tags: JSON.stringify(input.tags ?? {}),
+        smtp_password: newSmtpPassword(),
+        mocks: '[]',
+        is_ephemeral: ephemeral,
+        expires_at: ephemeral ? new Date(now.getTime() + ttl * 60_000) : null,
+        created_at: now,
+      });
+      return toSandbox(row);
+    },
+
+    async get(workspaceId: string, id: string): Promise<Sandbox> {
+      return found(await findSandbox(db, workspaceId, id, clock.now()));
+    },
+
+    async list(
+      workspaceId: string,
+      query: { limit?: number | undefined; cursor?: string | undefined; q?: string | undefined },
+    ): Promise<Page<Sandbox>> {
+      const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+      const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q.trim();
+      const rows = await listSandboxes(db, workspaceId, { limit: limit + 1, cursor, q, now: clock.now() });
+      return toPage(rows, limit, (r) => ({ at: r.created_at, id: r.id }), toSandbox);
+    },
+
+    async update(workspaceId: string, id: string, input: UpdateSandboxInput): Promise<Sandbox> {
+      const changes = {
+        ...(input.name === null ? {} : { name: input.name }),
+        ...(input.tags == null ? {} : { tags: input.tags }),
+      };
+      return found(await updateSandbox(db, workspaceId, id, clock.now(), changes));
+    },
+
+    async resetSecret(workspaceId: string, id: string): Promise<Sandbox> {
+      return found(await updateSandbox(db, workspaceId, id, clock.now(), { smtpPassword: newSmtpPassword() }));
+    },
+
+    /** Replaces the whole rule list atomically; rules not sent are removed. */
+    async setMocks(workspaceId: string, id: string, inputs: MockRuleInput[]): Promise<Sandbox> {
+      const mocks = normalizeRules(inputs);
+      return found(await updateSandbox(db, workspaceId, id, clock.now(), { mocks }));
+    },
+
+    async delete(workspaceId: string, id: string): Promise<void> {
+      if (!(await deleteSandbox(db, workspaceId, id, clock.now()))) throw notFound('The sandbox');
+    },
+  };
+}
+
+export type SandboxService = ReturnType<typeof createSandboxService>;

@@ -1,0 +1,91 @@
+// zod schemas for every domain input; adapters (REST, MCP) validate with these, nothing else.
+import { z } from 'zod';
+import { MAX_PAGE_SIZE } from './pagination.ts';
+
+/** int32 fields also accept a string of decimal digits, as the spec allows. */
+export function intField(min: number, max: number) {
+  return z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^-?\d{1,10}$/, 'must be an integer')
+        .transform(Number),
+    ])
+    .pipe(z.number().int('must be an integer').min(min).max(max));
+}
+
+export const uuid = z.uuid({ message: 'must be a UUID' }).transform((s) => s.toLowerCase());
+
+export const MAX_TAGS = 50;
+export const tags = z
+  .record(
+    z.string().min(1, 'tag keys cannot be empty').max(64, 'tag keys are at most 64 characters'),
+    z.string().max(256, 'tag values are at most 256 characters'),
+  )
+  .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`);
+
+const sandboxName = z.string().trim().min(1, 'cannot be empty').max(64, 'at most 64 characters');
+
+export const createSandboxInput = z
+  .object({
+    name: sandboxName,
+    tags: tags.nullish(),
+    ephemeral: z.boolean().nullish(),
+    ttlMinutes: intField(1, 1440).nullish(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.ttlMinutes !== undefined && v.ttlMinutes !== null && v.ephemeral !== true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ttlMinutes'],
+        message: 'only applies to ephemeral sandboxes; send "ephemeral": true with it, or drop it',
+      });
+    }
+  });
+export type CreateSandboxInput = z.output<typeof createSandboxInput>;
+
+/** `name` must be sent; null keeps the current name. Omitted or null `tags` keep the current tags. */
+export const updateSandboxInput = z.object({
+  name: sandboxName.nullable(),
+  tags: tags.nullish(),
+});
+export type UpdateSandboxInput = z.output<typeof updateSandboxInput>;
+
+export const MAX_MOCK_RULES = 100;
+export const mockRuleInput = z.object({
+  id: uuid.nullish(),
+  name: z.string().max(120, 'at most 120 characters').nullish(),
+  method: z.string().max(16, 'at most 16 characters').nullish(),
+  pattern: z.string().max(512, 'at most 512 characters').nullish(),
+  statusCode: intField(100, 599),
+  headers: z.record(z.string(), z.string()).nullish(),
+  body: z.string().max(65536, 'at most 65536 characters').nullish(),
+  isFallback: z.boolean().nullish(),
+});
+export type MockRuleInput = z.output<typeof mockRuleInput>;
+
+export const updateMocksInput = z.object({
+  mocks: z.array(mockRuleInput).max(MAX_MOCK_RULES, `at most ${MAX_MOCK_RULES} rules per sandbox`),
+});
+
+export const createKeyInput = z
+  .object({
+    label: z.string().trim().max(64, 'at most 64 characters').nullish(),
+    expiresInDays: intField(1, 3650).nullish(),
+  })
+  .nullish()
+  .transform((v) => v ?? {});
+export type CreateKeyInput = z.output<typeof createKeyInput>;
+
+/** `limit` over the cap is clamped, not refused: a client asking for more simply gets the maximum. */
+export const pageQuery = z.object({
+  limit: intField(1, Number.MAX_SAFE_INTEGER)
+    .optional()
+    .transform((v) => (v === undefined ? undefined : Math.min(v, MAX_PAGE_SIZE))),
+  cursor: z.string().optional(),
+});
+
+export const listSandboxesQuery = pageQuery.extend({
+  q: z.string().max(200, 'at most 200 characters').optional(),
+});
