@@ -4,7 +4,13 @@ import type { Clock } from './clock.ts';
 import { notFound } from './errors.ts';
 import { newId, randomBase62 } from './random.ts';
 import type { Database, WorkspaceRow } from './store/schema.ts';
-import { countWorkspaces, findWorkspaceById, findWorkspaceBySubdomain, insertWorkspace } from './store/repos/workspaces.ts';
+import {
+  countWorkspaces,
+  findWorkspaceById,
+  findWorkspaceBySubdomain,
+  insertWorkspace,
+  listAllWorkspaces,
+} from './store/repos/workspaces.ts';
 import { issueKey, findKeyByPlainText, type CreatedKey } from './apiKeys.ts';
 
 export interface Account {
@@ -75,6 +81,10 @@ export function createWorkspaceService(db: Kysely<Database>, clock: Clock) {
       const row = await findWorkspaceById(db, workspaceId);
       if (row === undefined) throw notFound('The workspace');
       return toAccount(row);
+    },
+
+    async all(): Promise<Account[]> {
+      return (await listAllWorkspaces(db)).map(toAccount);
     },
 
     async findBySubdomainOrId(ref: string): Promise<Account | undefined> {

@@ -1,0 +1,146 @@
+// The `sandtrap` command: serve, migrate, workspaces create, keys create, keys generate.
+import { parseArgs } from 'node:util';
+import { generateApiKey } from '../core/apiKeyFormat.ts';
+import { ConfigError, loadConfig } from '../core/config.ts';
+import { createCore } from '../core/core.ts';
+import { StoreLockedError } from '../core/store/lockFile.ts';
+import { createLogger } from './logger.ts';
+import { startServer, storeFor } from './server.ts';
+
+const USAGE = `Usage: sandtrap <command>
+
+Commands:
+  serve                          start the API, SMTP and capture listeners (same as npm start)
+  migrate                        apply database migrations and exit
+  workspaces create NAME         create a workspace and print its first API key
+  keys create [--workspace W] [--label L] [--expires-in-days N]
+                                 create an API key (W: subdomain or id; optional with one workspace)
+  keys generate                  print a fresh, valid key for BOOTSTRAP_API_KEY (stores nothing)
+
+Configuration comes from environment variables; see README.md.`;
+
+class UsageError extends Error {}
+
+async function serve(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  const server = await startServer(config, { logger });
+  if (server.firstKey !== undefined) {
+    process.stdout.write(`API key: ${server.firstKey}\n`);
+    process.stdout.write('Keep it: it is shown only this once. Try: curl -H "Authorization: Bearer <key>" ');
+    process.stdout.write(`http://${config.publicSmtpHost}:${server.ports.api}/api/v1/whoami\n`);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('shutdown took over 10 s; exiting anyway');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    server.close().then(
+      () => {
+        logger.info('stopped');
+        logger.flush();
+        process.exitCode = 0;
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'error while shutting down');
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/** Opens the store for a one-shot command; the embedded store refuses while a server holds its lock. */
+async function withCore<T>(fn: (core: ReturnType<typeof createCore>) => Promise<T>): Promise<T> {
+  const config = loadConfig(process.env);
+  const store = await storeFor(config);
+  try {
+    return await fn(createCore({ store, config }));
+  } finally {
+    await store.close();
+  }
+}
+
+async function keysCreate(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      workspace: { type: 'string' },
+      label: { type: 'string' },
+      'expires-in-days': { type: 'string' },
+    },
+  });
+  const days = values['expires-in-days'];
+  if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--expires-in-days takes a whole number');
+  await withCore(async (core) => {
+    let ref = values.workspace;
+    if (ref === undefined) {
+      const all = await core.workspaces.all();
+      if (all.length !== 1) {
+        throw new UsageError(
+          `There are ${all.length} workspaces; pick one with --workspace (${all.map((w) => w.subdomain).join(', ')})`,
+        );
+      }
+      ref = (all[0] as { subdomain: string }).subdomain;
+    }
+    const workspace = await core.workspaces.findBySubdomainOrId(ref);
+    if (workspace === undefined) throw new UsageError(`No workspace "${ref}"`);
+    const key = await core.apiKeys.create(workspace.orgId, {
+      label: values.label ?? 'cli',
+      expiresInDays: days === undefined ? null : Number(days),
+    });
+    process.stdout.write(`API key: ${key.key}\n`);
+  });
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case 'serve':
+      return serve();
+    case 'migrate':
+      return withCore(async () => {
+        process.stdout.write('Database is up to date.\n');
+      });
+    case 'workspaces':
+      if (sub !== 'create' || rest.length !== 1 || rest[0] === undefined || rest[0].trim() === '') {
+        throw new UsageError('Usage: sandtrap workspaces create NAME');
+      }
+      return withCore(async (core) => {
+        const { account, key } = await core.workspaces.create((rest[0] as string).trim());
+        process.stdout.write(`Workspace: ${account.name} (${account.subdomain}, ${account.orgId})\n`);
+        process.stdout.write(`API key: ${key.key}\n`);
+      });
+    case 'keys':
+      if (sub === 'create') return keysCreate(rest);
+      if (sub === 'generate') {
+        process.stdout.write(`${generateApiKey()}\n`);
+        return;
+      }
+      throw new UsageError('Usage: sandtrap keys create | keys generate');
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      throw new UsageError(`Unknown command "${command}".\n\n${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError || err instanceof ConfigError || err instanceof StoreLockedError) {
+    process.stderr.write(`sandtrap: ${err.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  process.stderr.write(`sandtrap: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});

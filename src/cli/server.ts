@@ -1,0 +1,96 @@
+// The composition root: opens the store, builds core, starts every listener, and stops them in order.
+import type { Server as NetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createPlaceholderCaptureServer } from '../capture/placeholderListener.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Config } from '../core/config.ts';
+import { createCore, type Core } from '../core/core.ts';
+import { openStore, type Store } from '../core/store/openStore.ts';
+import { buildApi } from '../rest/app.ts';
+import { createPlaceholderSmtpServer } from '../smtp/placeholderListener.ts';
+
+export interface RunningServer {
+  core: Core;
+  api: FastifyInstance;
+  ports: { api: number; smtp: number; smtpInbound: number | null; capture: number };
+  /** The first key of a brand-new store, when this start created it. */
+  firstKey: string | undefined;
+  close(): Promise<void>;
+}
+
+export function storeFor(config: Readonly<Config>): Promise<Store> {
+  return config.databaseUrl === undefined
+    ? openStore({ kind: 'pglite', dataDir: config.dataDir })
+    : openStore({ kind: 'postgres', url: config.databaseUrl });
+}
+
+function listen(server: NetServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: NetServer): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+export async function startServer(
+  config: Readonly<Config>,
+  options: { logger: Logger; clock?: Clock; store?: Store },
+): Promise<RunningServer> {
+  const { logger } = options;
+  const store = options.store ?? (await storeFor(config));
+  const core = createCore({ store, config, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  const { firstKey } = await core.workspaces.bootstrap(config.bootstrapApiKey);
+
+  let ready = false;
+  const started: NetServer[] = [];
+  const api = await buildApi({ core, logger, isReady: () => ready });
+  try {
+    const smtp = createPlaceholderSmtpServer();
+    const smtpPort = await listen(smtp, config.smtpPort, config.host);
+    started.push(smtp);
+    let inboundPort: number | null = null;
+    if (config.smtpInboundPort !== 0) {
+      const inbound = createPlaceholderSmtpServer();
+      inboundPort = await listen(inbound, config.smtpInboundPort, config.host);
+      started.push(inbound);
+    }
+    const capture = createPlaceholderCaptureServer();
+    const capturePort = await listen(capture, config.capturePort, config.host);
+    started.push(capture);
+    await api.listen({ port: config.apiPort, host: config.host });
+    const apiPort = (api.server.address() as AddressInfo).port;
+    ready = true;
+    logger.info(
+      { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort, store: store.kind },
+      'sandtrap is ready',
+    );
+
+    let closing: Promise<void> | undefined;
+    return {
+      core,
+      api,
+      firstKey,
+      ports: { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort },
+      close() {
+        closing ??= (async () => {
+          ready = false;
+          await Promise.all([api.close(), ...started.map(closeServer)]);
+          await store.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await Promise.allSettled([api.close(), ...started.map(closeServer)]);
+    await store.close();
+    throw err;
+  }
+}

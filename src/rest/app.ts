@@ -1,0 +1,57 @@
+// Builds the API listener: /api/v1 (REST), /openapi/v1.json, /api-docs and /healthz.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Core } from '../core/core.ts';
+import { installAuth } from './auth.ts';
+import { installDocs } from './docs.ts';
+import { installErrorHandling } from './errorHandler.ts';
+import { requestIdFor } from './requestId.ts';
+import { accountRoutes } from './routes/account.ts';
+import { keyRoutes } from './routes/keys.ts';
+import { sandboxRoutes } from './routes/sandboxes.ts';
+
+export interface ApiOptions {
+  core: Core;
+  logger: Logger;
+  /** /healthz answers 200 only once this says every listener is up. */
+  isReady?: () => boolean;
+}
+
+/** Mock rule lists can reach 100 rules of 64 KB bodies. */
+const BODY_LIMIT = 8 * 1024 * 1024;
+
+export async function buildApi({ core, logger, isReady = () => true }: ApiOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: BODY_LIMIT,
+    // Long-poll waits may block up to 300 s; keep sockets open well past that.
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: 72_000,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  installErrorHandling(app);
+
+  app.get('/healthz', { logLevel: 'warn' }, async (_request, reply) =>
+    isReady() ? { status: 'ok' } : reply.code(503).send({ status: 'starting' }),
+  );
+  await installDocs(app);
+
+  await app.register(
+    async (v1) => {
+      installAuth(v1, core);
+      accountRoutes(v1, core);
+      keyRoutes(v1, core);
+      sandboxRoutes(v1, core);
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,88 @@
+// Core values to the published JSON shapes; typed against the OpenAPI-generated types so drift fails to compile.
+import type { ApiKeyView, CreatedKey, Principal } from '../core/apiKeys.ts';
+import type { StoredMockRule } from '../core/mocks/types.ts';
+import type { Page } from '../core/pagination.ts';
+import type { Sandbox } from '../core/sandboxes.ts';
+import type { Account } from '../core/workspaces.ts';
+import type { components } from '../../openapi/schema.d.ts';
+
+type Schemas = components['schemas'];
+
+const iso = (d: Date): string => d.toISOString();
+const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+export function pageDto<T, D>(page: Page<T>, map: (item: T) => D): { items: D[]; nextCursor: string | null } {
+  return { items: page.items.map(map), nextCursor: page.nextCursor };
+}
+
+export function mockRuleDto(r: StoredMockRule): Schemas['MockRule'] {
+  return {
+    id: r.id,
+    name: r.name,
+    method: r.method,
+    pattern: r.pattern,
+    statusCode: r.statusCode,
+    headers: r.headers,
+    body: r.body,
+    isFallback: r.isFallback,
+  };
+}
+
+export function sandboxDto(s: Sandbox): Schemas['Sandbox'] {
+  return {
+    id: s.id,
+    name: s.name,
+    tags: s.tags,
+    smtpHost: s.smtpHost,
+    smtpPort: s.smtpPort,
+    smtpUsername: s.smtpUsername,
+    smtpPassword: s.smtpPassword,
+    captureUrl: s.captureUrl,
+    mocks: s.mocks.map(mockRuleDto),
+    createdAt: iso(s.createdAt),
+    isEphemeral: s.isEphemeral,
+    expiresAt: isoOrNull(s.expiresAt),
+    emailDomain: s.emailDomain,
+    emailAddress: s.emailAddress,
+  };
+}
+
+export function apiKeyDto(k: ApiKeyView): Schemas['ApiKey'] {
+  return {
+    id: k.id,
+    label: k.label,
+    prefix: k.prefix,
+    revoked: k.revoked,
+    expired: k.expired,
+    lastUsedAt: isoOrNull(k.lastUsedAt),
+    lastUsedIp: k.lastUsedIp,
+    expiresAt: isoOrNull(k.expiresAt),
+    revokedAt: isoOrNull(k.revokedAt),
+    createdAt: iso(k.createdAt),
+  };
+}
+
+export function createdKeyDto(k: CreatedKey): Schemas['CreatedApiKey'] {
+  return {
+    id: k.id,
+    label: k.label,
+    prefix: k.prefix,
+    key: k.key,
+    expiresAt: isoOrNull(k.expiresAt),
+    createdAt: iso(k.createdAt),
+  };
+}
+
+export function accountDto(a: Account): Schemas['Account'] {
+  return { orgId: a.orgId, name: a.name, subdomain: a.subdomain, createdAt: iso(a.createdAt) };
+}
+
+export function whoamiDto(p: Principal): Schemas['WhoAmI'] {
+  return {
+    workspaceId: p.workspaceId,
+    workspaceName: p.workspaceName,
+    keyId: p.keyId,
+    keyPrefix: p.keyPrefix,
+    label: p.label,
+  };
+}

@@ -1,0 +1,58 @@
+// Sandbox endpoints: CRUD, list with search, secret rotation, and replacing the mock rule list.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Core } from '../../core/core.ts';
+import {
+  createSandboxInput,
+  listSandboxesQuery,
+  updateMocksInput,
+  updateSandboxInput,
+  uuid,
+} from '../../core/schemas.ts';
+import { parseInput } from '../../core/validation.ts';
+import { pageDto, sandboxDto } from '../mappers.ts';
+
+const idParams = z.object({ id: uuid });
+
+export function sandboxRoutes(app: FastifyInstance, core: Core): void {
+  const sandboxes = core.sandboxes;
+
+  app.post('/sandboxes', async (request, reply) => {
+    const input = parseInput(createSandboxInput, request.body, 'request body');
+    const sandbox = await sandboxes.create(request.principal.workspaceId, input);
+    return reply.code(201).send(sandboxDto(sandbox));
+  });
+
+  app.get('/sandboxes', async (request) => {
+    const query = parseInput(listSandboxesQuery, request.query, 'query string');
+    return pageDto(await sandboxes.list(request.principal.workspaceId, query), sandboxDto);
+  });
+
+  app.get('/sandboxes/:id', async (request) => {
+    const { id } = parseInput(idParams, request.params, 'path');
+    return sandboxDto(await sandboxes.get(request.principal.workspaceId, id));
+  });
+
+  app.put('/sandboxes/:id', async (request) => {
+    const { id } = parseInput(idParams, request.params, 'path');
+    const input = parseInput(updateSandboxInput, request.body, 'request body');
+    return sandboxDto(await sandboxes.update(request.principal.workspaceId, id, input));
+  });
+
+  app.put('/sandboxes/:id/mocks', async (request) => {
+    const { id } = parseInput(idParams, request.params, 'path');
+    const { mocks } = parseInput(updateMocksInput, request.body, 'request body');
+    return sandboxDto(await sandboxes.setMocks(request.principal.workspaceId, id, mocks));
+  });
+
+  app.post('/sandboxes/:id/secret/reset', async (request) => {
+    const { id } = parseInput(idParams, request.params, 'path');
+    return sandboxDto(await sandboxes.resetSecret(request.principal.workspaceId, id));
+  });
+
+  app.delete('/sandboxes/:id', async (request, reply) => {
+    const { id } = parseInput(idParams, request.params, 'path');
+    await sandboxes.delete(request.principal.workspaceId, id);
+    return reply.code(204).send();
+  });
+}
