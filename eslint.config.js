@@ -17,7 +17,9 @@ const transportFrameworks = [
 function otherAdapters(self) {
   return adapters
     .filter((a) => a !== self)
-    .flatMap((a) => [`**/${a}/*`, `**/${a}`].map((group) => ({ group: [group], message: `${a} is another adapter` })));
+    .flatMap((a) =>
+      [`**/${a}/*`, `**/${a}`].map((group) => ({ group: [group], message: `${a} is another adapter` })),
+    );
 }
 
 /** Adapters that may import core, but not each other. The CLI is the composition root, so it may import all. */

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../core/config.ts';
 import { createCore } from '../core/core.ts';
 import { StoreLockedError } from '../core/store/lockFile.ts';
 import { createLogger } from './logger.ts';
-import { startServer, storeFor } from './server.ts';
+import { ListenError, startServer, storeFor } from './server.ts';
 
 const USAGE = `Usage: sandtrap <command>
 
@@ -28,7 +28,8 @@ async function serve(): Promise<void> {
   if (server.firstKey !== undefined) {
     process.stdout.write(`API key: ${server.firstKey}\n`);
     process.stdout.write('Keep it: it is shown only this once. Try: curl -H "Authorization: Bearer <key>" ');
-    process.stdout.write(`http://${config.publicSmtpHost}:${server.ports.api}/api/v1/whoami\n`);
+    const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
+    process.stdout.write(`http://${host}:${server.ports.api}/api/v1/whoami\n`);
   }
   let stopping = false;
   const stop = (signal: string) => {
@@ -68,16 +69,22 @@ async function withCore<T>(fn: (core: ReturnType<typeof createCore>) => Promise<
 }
 
 async function keysCreate(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      workspace: { type: 'string' },
-      label: { type: 'string' },
-      'expires-in-days': { type: 'string' },
-    },
-  });
+  let values: { workspace?: string; label?: string; 'expires-in-days'?: string };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        workspace: { type: 'string' },
+        label: { type: 'string' },
+        'expires-in-days': { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n\n${USAGE}`);
+  }
   const days = values['expires-in-days'];
-  if (days !== undefined && !/^\d+$/.test(days)) throw new UsageError('--expires-in-days takes a whole number');
+  if (days !== undefined && !/^\d+$/.test(days))
+    throw new UsageError('--expires-in-days takes a whole number');
   await withCore(async (core) => {
     let ref = values.workspace;
     if (ref === undefined) {
@@ -136,7 +143,12 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof ConfigError || err instanceof StoreLockedError) {
+  if (
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    err instanceof StoreLockedError ||
+    err instanceof ListenError
+  ) {
     process.stderr.write(`sandtrap: ${err.message}\n`);
     process.exitCode = 2;
     return;

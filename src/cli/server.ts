@@ -26,11 +26,28 @@ export function storeFor(config: Readonly<Config>): Promise<Store> {
     : openStore({ kind: 'postgres', url: config.databaseUrl });
 }
 
-function listen(server: NetServer, port: number, host: string): Promise<number> {
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
+function listenFailure(err: unknown, variable: string, port: number, host: string): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new ListenError(
+      `${host}:${port} (${variable}) is already in use. Stop the other process or set ${variable} to a free port.`,
+    );
+  }
+  if (code === 'EACCES') {
+    return new ListenError(`Not allowed to listen on ${host}:${port} (${variable}); use a port above 1023.`);
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function listen(server: NetServer, port: number, host: string, variable: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(listenFailure(err, variable, port, host)));
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve((server.address() as AddressInfo).port);
     });
   });
@@ -46,27 +63,34 @@ export async function startServer(
 ): Promise<RunningServer> {
   const { logger } = options;
   const store = options.store ?? (await storeFor(config));
-  const core = createCore({ store, config, ...(options.clock === undefined ? {} : { clock: options.clock }) });
-  const { firstKey } = await core.workspaces.bootstrap(config.bootstrapApiKey);
+  const core = createCore({
+    store,
+    config,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
 
   let ready = false;
   const started: NetServer[] = [];
   const api = await buildApi({ core, logger, isReady: () => ready });
   try {
     const smtp = createPlaceholderSmtpServer();
-    const smtpPort = await listen(smtp, config.smtpPort, config.host);
+    const smtpPort = await listen(smtp, config.smtpPort, config.host, 'SMTP_PORT');
     started.push(smtp);
     let inboundPort: number | null = null;
     if (config.smtpInboundPort !== 0) {
       const inbound = createPlaceholderSmtpServer();
-      inboundPort = await listen(inbound, config.smtpInboundPort, config.host);
+      inboundPort = await listen(inbound, config.smtpInboundPort, config.host, 'SMTP_INBOUND_PORT');
       started.push(inbound);
     }
     const capture = createPlaceholderCaptureServer();
-    const capturePort = await listen(capture, config.capturePort, config.host);
+    const capturePort = await listen(capture, config.capturePort, config.host, 'CAPTURE_PORT');
     started.push(capture);
-    await api.listen({ port: config.apiPort, host: config.host });
+    await api.listen({ port: config.apiPort, host: config.host }).catch((err: unknown) => {
+      throw listenFailure(err, 'API_PORT', config.apiPort, config.host);
+    });
     const apiPort = (api.server.address() as AddressInfo).port;
+    // Only once every port is ours: a start that fails earlier must not swallow the one-time first key.
+    const { firstKey } = await core.workspaces.bootstrap(config.bootstrapApiKey);
     ready = true;
     logger.info(
       { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort, store: store.kind },

@@ -2,12 +2,24 @@
 // an exception, so adapters can answer 401 with the reason.
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
-import { displayPrefix, generateApiKey, hashApiKey, isValidApiKeyFormat, KEY_PREFIX } from './apiKeyFormat.ts';
+import {
+  displayPrefix,
+  generateApiKey,
+  hashApiKey,
+  isValidApiKeyFormat,
+  KEY_PREFIX,
+} from './apiKeyFormat.ts';
 import { notFound } from './errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
 import { newId } from './random.ts';
 import type { CreateKeyInput } from './schemas.ts';
-import { findApiKeyByHash, insertApiKey, listApiKeys, revokeApiKey, touchApiKey } from './store/repos/apiKeys.ts';
+import {
+  findApiKeyByHash,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+  touchApiKey,
+} from './store/repos/apiKeys.ts';
 import type { ApiKeyRow, Database } from './store/schema.ts';
 
 export interface Principal {
@@ -60,7 +72,8 @@ export async function issueKey(
   plainKey: string = generateApiKey(),
 ): Promise<CreatedKey> {
   const now = clock.now();
-  const expiresAt = input.expiresInDays == null ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
+  const expiresAt =
+    input.expiresInDays == null ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS);
   const row = await insertApiKey(db, {
     id: newId(),
     workspace_id: workspaceId,
@@ -139,7 +152,12 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock) {
       const cursor = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
       const rows = await listApiKeys(db, workspaceId, limit + 1, cursor);
       const now = clock.now();
-      return toPage(rows, limit, (r) => ({ at: r.created_at, id: r.id }), (r) => toView(r, now));
+      return toPage(
+        rows,
+        limit,
+        (r) => ({ at: r.created_at, id: r.id }),
+        (r) => toView(r, now),
+      );
     },
 
     async revoke(workspaceId: string, id: string): Promise<void> {

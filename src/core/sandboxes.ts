@@ -3,11 +3,11 @@ import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { notFound } from './errors.ts';
-import { normalizeRules } from './mocks/rules.ts';
+import { parseMockRules } from './mocks/rules.ts';
 import type { StoredMockRule } from './mocks/types.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
 import { newId, newSmtpPassword } from './random.ts';
-import type { CreateSandboxInput, MockRuleInput, UpdateSandboxInput } from './schemas.ts';
+import type { CreateSandboxInput, UpdateSandboxInput } from './schemas.ts';
 import {
   deleteSandbox,
   findSandbox,
@@ -107,12 +107,14 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
     },
 
     async resetSecret(workspaceId: string, id: string): Promise<Sandbox> {
-      return found(await updateSandbox(db, workspaceId, id, clock.now(), { smtpPassword: newSmtpPassword() }));
+      return found(
+        await updateSandbox(db, workspaceId, id, clock.now(), { smtpPassword: newSmtpPassword() }),
+      );
     },
 
-    /** Replaces the whole rule list atomically; rules not sent are removed. */
-    async setMocks(workspaceId: string, id: string, inputs: MockRuleInput[]): Promise<Sandbox> {
-      const mocks = normalizeRules(inputs);
+    /** Replaces the whole rule list atomically with a `{ mocks: [...] }` update; rules not sent are removed. */
+    async setMocks(workspaceId: string, id: string, update: unknown): Promise<Sandbox> {
+      const mocks = parseMockRules(update);
       return found(await updateSandbox(db, workspaceId, id, clock.now(), { mocks }));
     },
 

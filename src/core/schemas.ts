@@ -15,17 +15,22 @@ export function intField(min: number, max: number) {
     .pipe(z.number().int('must be an integer').min(min).max(max));
 }
 
+/** PostgreSQL text cannot hold U+0000; refuse it as input rather than fail in the store. */
+export function text() {
+  return z.string().refine((v) => !v.includes('\u0000'), 'cannot contain the NUL character (U+0000)');
+}
+
 export const uuid = z.uuid({ message: 'must be a UUID' }).transform((s) => s.toLowerCase());
 
 export const MAX_TAGS = 50;
 export const tags = z
   .record(
-    z.string().min(1, 'tag keys cannot be empty').max(64, 'tag keys are at most 64 characters'),
-    z.string().max(256, 'tag values are at most 256 characters'),
+    text().pipe(z.string().min(1, 'tag keys cannot be empty').max(64, 'tag keys are at most 64 characters')),
+    text().pipe(z.string().max(256, 'tag values are at most 256 characters')),
   )
   .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`);
 
-const sandboxName = z.string().trim().min(1, 'cannot be empty').max(64, 'at most 64 characters');
+const sandboxName = text().pipe(z.string().trim().min(1, 'cannot be empty').max(64, 'at most 64 characters'));
 
 export const createSandboxInput = z
   .object({
@@ -55,23 +60,24 @@ export type UpdateSandboxInput = z.output<typeof updateSandboxInput>;
 export const MAX_MOCK_RULES = 100;
 export const mockRuleInput = z.object({
   id: uuid.nullish(),
-  name: z.string().max(120, 'at most 120 characters').nullish(),
-  method: z.string().max(16, 'at most 16 characters').nullish(),
-  pattern: z.string().max(512, 'at most 512 characters').nullish(),
+  name: text().pipe(z.string().max(120, 'at most 120 characters')).nullish(),
+  method: text().pipe(z.string().max(16, 'at most 16 characters')).nullish(),
+  pattern: text().pipe(z.string().max(512, 'at most 512 characters')).nullish(),
   statusCode: intField(100, 599),
-  headers: z.record(z.string(), z.string()).nullish(),
-  body: z.string().max(65536, 'at most 65536 characters').nullish(),
+  headers: z.record(text(), z.string()).nullish(),
+  body: text().pipe(z.string().max(65536, 'at most 65536 characters')).nullish(),
   isFallback: z.boolean().nullish(),
 });
 export type MockRuleInput = z.output<typeof mockRuleInput>;
 
-export const updateMocksInput = z.object({
-  mocks: z.array(mockRuleInput).max(MAX_MOCK_RULES, `at most ${MAX_MOCK_RULES} rules per sandbox`),
+/** The envelope only: each rule is checked by `parseMockRules` so every rule's problems are reported together. */
+export const updateMocksEnvelope = z.object({
+  mocks: z.array(z.unknown()).max(MAX_MOCK_RULES, `at most ${MAX_MOCK_RULES} rules per sandbox`),
 });
 
 export const createKeyInput = z
   .object({
-    label: z.string().trim().max(64, 'at most 64 characters').nullish(),
+    label: text().pipe(z.string().trim().max(64, 'at most 64 characters')).nullish(),
     expiresInDays: intField(1, 3650).nullish(),
   })
   .nullish()
@@ -83,9 +89,9 @@ export const pageQuery = z.object({
   limit: intField(1, Number.MAX_SAFE_INTEGER)
     .optional()
     .transform((v) => (v === undefined ? undefined : Math.min(v, MAX_PAGE_SIZE))),
-  cursor: z.string().optional(),
+  cursor: text().optional(),
 });
 
 export const listSandboxesQuery = pageQuery.extend({
-  q: z.string().max(200, 'at most 200 characters').optional(),
+  q: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
 });

@@ -13,7 +13,8 @@ declare module 'fastify' {
 
 const REASONS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   missing: 'No API key was sent. Send it as "Authorization: Bearer <key>" or "X-Api-Key: <key>".',
-  malformed: 'The API key is malformed (keys start with stk_ and carry a checksum). Check for a copy/paste error.',
+  malformed:
+    'The API key is malformed (keys start with stk_ and carry a checksum). Check for a copy/paste error.',
   unknown: 'The API key is not recognised. Create a key with POST /api/v1/keys or `sandtrap keys create`.',
   revoked: 'The API key has been revoked. Use another key, or create a new one.',
   expired: 'The API key has expired. Create a new one with POST /api/v1/keys.',

@@ -17,9 +17,18 @@ function frameworkProblem(err: FastifyError, request: FastifyRequest): ProblemBo
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return problem('payload-too-large', 'The request body is larger than the API accepts.', request.id, at);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return problem('validation-error', 'Send the request body as JSON with Content-Type: application/json.', request.id, at, [
-        { path: '(body)', message: `content type ${request.headers['content-type'] ?? '(none)'} is not accepted` },
-      ]);
+      return problem(
+        'validation-error',
+        'Send the request body as JSON with Content-Type: application/json.',
+        request.id,
+        at,
+        [
+          {
+            path: '(body)',
+            message: `content type ${request.headers['content-type'] ?? '(none)'} is not accepted`,
+          },
+        ],
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return problem('validation-error', 'The request body is empty; send a JSON object.', request.id, at, [
         { path: '(body)', message: 'is empty' },

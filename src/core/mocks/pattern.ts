@@ -42,7 +42,8 @@ function parseSegment(raw: string): Segment | string {
     if (FORBIDDEN_NAMES.has(name)) return `"${name}" cannot be a parameter name`;
     return rest ? { type: 'rest', name } : { type: 'param', name };
   }
-  if (/[{}]/.test(raw)) return `segment "${raw}" mixes text and {braces}; a parameter must be a whole segment`;
+  if (/[{}]/.test(raw))
+    return `segment "${raw}" mixes text and {braces}; a parameter must be a whole segment`;
   if (raw.includes('*')) return `segment "${raw}" mixes text and *; a wildcard must be a whole segment`;
   const value = decodeSegment(raw);
   if (value === null) return `segment "${raw}" has a broken percent-encoding`;
@@ -68,7 +69,10 @@ export function compilePattern(pattern: string | null | undefined): PatternResul
   const text = (pattern as string).trim();
   if (text.startsWith('regex:')) return compileRegex(text.slice('regex:'.length));
   if (text.includes('?') || text.includes('#')) {
-    return { ok: false, message: 'a pattern matches the path only: remove "?" and "#" (use regex: for more)' };
+    return {
+      ok: false,
+      message: 'a pattern matches the path only: remove "?" and "#" (use regex: for more)',
+    };
   }
   const rawSegments = text.replace(/^\/+/, '').replace(/\/$/, '').split('/');
   const segments: Segment[] = [];

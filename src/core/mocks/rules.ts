@@ -2,14 +2,21 @@
 // every pattern, method, header and template is verified here, so the capture path never meets a bad rule.
 import { invalidInput, type FieldError } from '../errors.ts';
 import { newId } from '../random.ts';
-import type { MockRuleInput } from '../schemas.ts';
+import { mockRuleInput, updateMocksEnvelope, type MockRuleInput } from '../schemas.ts';
+import { parseInput, zodErrors } from '../validation.ts';
 import { compilePattern, isAnyPattern } from './pattern.ts';
 import { parseTemplate } from './template.ts';
 import type { StoredMockRule } from './types.ts';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Framing headers are the server's to set; a rule that sets them would corrupt the reply. */
-const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade']);
+const RESERVED_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
 
 export function normalizeMethod(method: string | null | undefined): string | null {
   const m = (method ?? '').trim();
@@ -25,13 +32,14 @@ function checkRule(input: MockRuleInput, at: string, errors: FieldError[]): Stor
   const before = errors.length;
   const isFallback = input.isFallback === true;
   const method = normalizeMethod(input.method);
-  if (method === null) errors.push({ path: `${at}.method`, message: 'must be an HTTP method such as GET, or ANY' });
+  if (method === null)
+    errors.push({ path: `${at}.method`, message: 'must be an HTTP method such as GET, or ANY' });
 
   const pattern = isAnyPattern(input.pattern) ? '/**' : (input.pattern as string).trim();
   const compiled = compilePattern(pattern);
   if (!compiled.ok) errors.push({ path: `${at}.pattern`, message: compiled.message });
 
-  if (isFallback && (method !== 'ANY' || compiled.ok && compiled.pattern.kind !== 'any')) {
+  if (isFallback && (method !== 'ANY' || (compiled.ok && compiled.pattern.kind !== 'any'))) {
     errors.push({
       path: `${at}.isFallback`,
       message: 'a fallback rule answers everything no other rule matched: leave its method and pattern empty',
@@ -59,26 +67,49 @@ function checkRule(input: MockRuleInput, at: string, errors: FieldError[]): Stor
 
   if (errors.length > before || method === null) return undefined;
   const name = input.name?.trim() || defaultName(method, pattern, isFallback);
-  return { id: input.id ?? newId(), name, method, pattern, statusCode: input.statusCode, headers, body, isFallback };
+  return {
+    id: input.id ?? newId(),
+    name,
+    method,
+    pattern,
+    statusCode: input.statusCode,
+    headers,
+    body,
+    isFallback,
+  };
 }
 
-/** Validates the whole list at once, reporting every problem with its `mocks[i].field` path. */
-export function normalizeRules(inputs: MockRuleInput[]): StoredMockRule[] {
+/**
+ * Validates a whole `{ mocks: [...] }` update at once: shape and semantics of every rule, reporting every
+ * problem with its `mocks[i].field` path, so one round trip shows everything to fix.
+ */
+export function parseMockRules(body: unknown): StoredMockRule[] {
+  const { mocks } = parseInput(updateMocksEnvelope, body, 'request body');
   const errors: FieldError[] = [];
   const rules: StoredMockRule[] = [];
   const seenIds = new Map<string, number>();
   let fallbackAt: number | undefined;
-  inputs.forEach((input, i) => {
+  mocks.forEach((raw, i) => {
     const at = `mocks[${i}]`;
+    const parsed = mockRuleInput.safeParse(raw);
+    if (!parsed.success) {
+      errors.push(...zodErrors(parsed.error, ['mocks', i]));
+      return;
+    }
+    const input: MockRuleInput = parsed.data;
     const rule = checkRule(input, at, errors);
     if (input.id !== null && input.id !== undefined) {
       const first = seenIds.get(input.id);
-      if (first !== undefined) errors.push({ path: `${at}.id`, message: `repeats the id of mocks[${first}]` });
+      if (first !== undefined)
+        errors.push({ path: `${at}.id`, message: `repeats the id of mocks[${first}]` });
       else seenIds.set(input.id, i);
     }
     if (input.isFallback === true) {
       if (fallbackAt !== undefined) {
-        errors.push({ path: `${at}.isFallback`, message: `mocks[${fallbackAt}] is already the fallback; keep one` });
+        errors.push({
+          path: `${at}.isFallback`,
+          message: `mocks[${fallbackAt}] is already the fallback; keep one`,
+        });
       } else fallbackAt = i;
     }
     if (rule !== undefined) rules.push(rule);

@@ -142,7 +142,8 @@ export function parseTemplate(text: string): TemplateResult {
       }
       if (open > pos) parts.push(text.slice(pos, open));
       const close = text.indexOf('}}', open + 2);
-      if (close === -1) throw new TemplateSyntaxError(`"{{" at position ${open + 1} is never closed with "}}"`);
+      if (close === -1)
+        throw new TemplateSyntaxError(`"{{" at position ${open + 1} is never closed with "}}"`);
       parts.push(new ExprParser(text.slice(open + 2, close)).parse());
       pos = close + 2;
     }

@@ -16,6 +16,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Locks this process holds: a pid file with our own pid is only ours if we took it (pids are reused). */
+const held = new Set<string>();
+
 export interface DirLock {
   release(): void;
 }
@@ -28,18 +31,21 @@ export function lockDataDir(dataDir: string): DirLock {
       const fd = openSync(path, 'wx');
       writeSync(fd, String(process.pid));
       closeSync(fd);
+      held.add(path);
       let released = false;
       return {
         release() {
           if (released) return;
           released = true;
+          held.delete(path);
           rmSync(path, { force: true });
         },
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number.parseInt(readFileSync(path, 'utf8'), 10);
-      if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner)) {
+      const ours = owner === process.pid && held.has(path);
+      if (ours || (Number.isInteger(owner) && owner !== process.pid && isAlive(owner))) {
         throw new StoreLockedError(
           `The embedded database in ${resolve(dataDir)} is in use by another sandtrap process (pid ${owner}). ` +
             'Stop that process, point DATA_DIR elsewhere, or set DATABASE_URL to share a PostgreSQL database between processes.',
@@ -48,5 +54,7 @@ export function lockDataDir(dataDir: string): DirLock {
       rmSync(path, { force: true }); // stale: its owner is gone
     }
   }
-  throw new StoreLockedError(`Could not take the lock file ${path}; remove it if no sandtrap process is running.`);
+  throw new StoreLockedError(
+    `Could not take the lock file ${path}; remove it if no sandtrap process is running.`,
+  );
 }

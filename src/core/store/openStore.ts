@@ -24,7 +24,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 /** PGlite's defaults start postgres with -F (fsync off); committed data must survive a crash. */
 function durableStartParams(): string[] {
   const defaults = (PGlite as unknown as { defaultStartParams?: string[] }).defaultStartParams;
-  if (defaults === undefined) throw new Error('PGlite.defaultStartParams is missing; check the PGlite version');
+  if (defaults === undefined)
+    throw new Error('PGlite.defaultStartParams is missing; check the PGlite version');
   return defaults.filter((p) => p !== '-F');
 }
 

@@ -5,5 +5,7 @@ import { accountDto, whoamiDto } from '../mappers.ts';
 
 export function accountRoutes(app: FastifyInstance, core: Core): void {
   app.get('/whoami', async (request) => whoamiDto(request.principal));
-  app.get('/account', async (request) => accountDto(await core.workspaces.account(request.principal.workspaceId)));
+  app.get('/account', async (request) =>
+    accountDto(await core.workspaces.account(request.principal.workspaceId)),
+  );
 }

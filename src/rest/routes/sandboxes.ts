@@ -2,13 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Core } from '../../core/core.ts';
-import {
-  createSandboxInput,
-  listSandboxesQuery,
-  updateMocksInput,
-  updateSandboxInput,
-  uuid,
-} from '../../core/schemas.ts';
+import { createSandboxInput, listSandboxesQuery, updateSandboxInput, uuid } from '../../core/schemas.ts';
 import { parseInput } from '../../core/validation.ts';
 import { pageDto, sandboxDto } from '../mappers.ts';
 
@@ -41,8 +35,7 @@ export function sandboxRoutes(app: FastifyInstance, core: Core): void {
 
   app.put('/sandboxes/:id/mocks', async (request) => {
     const { id } = parseInput(idParams, request.params, 'path');
-    const { mocks } = parseInput(updateMocksInput, request.body, 'request body');
-    return sandboxDto(await sandboxes.setMocks(request.principal.workspaceId, id, mocks));
+    return sandboxDto(await sandboxes.setMocks(request.principal.workspaceId, id, request.body));
   });
 
   app.post('/sandboxes/:id/secret/reset', async (request) => {

@@ -55,6 +55,11 @@ export async function revokeApiKey(
   return res.numUpdatedRows > 0n;
 }
 
-export async function touchApiKey(db: Kysely<Database>, id: string, at: Date, ip: string | null): Promise<void> {
+export async function touchApiKey(
+  db: Kysely<Database>,
+  id: string,
+  at: Date,
+  ip: string | null,
+): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at, last_used_ip: ip }).where('id', '=', id).execute();
 }

@@ -1,0 +1,16 @@
+// A clock tests can move forward, for expiry and TTL without sleeping.
+import type { Clock } from '../../src/core/clock.ts';
+
+export interface TestClock extends Clock {
+  advance(ms: number): void;
+}
+
+export function testClock(start = new Date()): TestClock {
+  let offset = 0;
+  return {
+    now: () => new Date(start.getTime() + offset + (Date.now() - start.getTime())),
+    advance(ms) {
+      offset += ms;
+    },
+  };
+}
