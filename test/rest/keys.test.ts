@@ -7,7 +7,11 @@ import { describeEachStore } from '../helpers/stores.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function assertProblem(
-  res: { statusCode: number; headers: Record<string, unknown>; json(): { status?: number; requestId?: string } },
+  res: {
+    statusCode: number;
+    headers: Record<string, unknown>;
+    json(): { status?: number; requestId?: string };
+  },
   status: number,
 ) {
   assert.equal(res.statusCode, status);
