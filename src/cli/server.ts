@@ -3,13 +3,15 @@ import type { Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { SMTPServer } from 'smtp-server';
 import { createPlaceholderCaptureServer } from '../capture/placeholderListener.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
 import { createCore, type Core } from '../core/core.ts';
 import { openStore, type Store } from '../core/store/openStore.ts';
 import { buildApi } from '../rest/app.ts';
-import { createPlaceholderSmtpServer } from '../smtp/placeholderListener.ts';
+import { createCaptureSmtpServer } from '../smtp/captureServer.ts';
+import { loadTlsCredentials } from '../smtp/tlsCredentials.ts';
 
 export interface RunningServer {
   core: Core;
@@ -57,6 +59,11 @@ function closeServer(server: NetServer): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/** Stops accepting; sessions in DATA finish (smtp-server gives them closeTimeout) before the store closes. */
+function closeSmtp(server: SMTPServer): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
 export async function startServer(
   config: Readonly<Config>,
   options: { logger: Logger; clock?: Clock; store?: Store },
@@ -71,17 +78,27 @@ export async function startServer(
 
   let ready = false;
   const started: NetServer[] = [];
+  const smtpServers: SMTPServer[] = [];
   const api = await buildApi({ core, logger, isReady: () => ready });
   try {
-    const smtp = createPlaceholderSmtpServer();
-    const smtpPort = await listen(smtp, config.smtpPort, config.host, 'SMTP_PORT');
-    started.push(smtp);
-    let inboundPort: number | null = null;
-    if (config.smtpInboundPort !== 0) {
-      const inbound = createPlaceholderSmtpServer();
-      inboundPort = await listen(inbound, config.smtpInboundPort, config.host, 'SMTP_INBOUND_PORT');
-      started.push(inbound);
-    }
+    const tls = await loadTlsCredentials({
+      certFile: config.smtpTlsCert,
+      keyFile: config.smtpTlsKey,
+      dataDir: config.dataDir,
+      hostname: config.publicSmtpHost,
+    });
+    const startSmtp = async (mode: 'submission' | 'inbound', port: number, variable: string) => {
+      const smtp = createCaptureSmtpServer({ core, logger, tls, mode, hostname: config.publicSmtpHost });
+      smtp.on('error', (err) => logger.warn({ err, listener: `smtp-${mode}` }, 'SMTP connection error'));
+      const bound = await listen(smtp.server, port, config.host, variable);
+      smtpServers.push(smtp);
+      return bound;
+    };
+    const smtpPort = await startSmtp('submission', config.smtpPort, 'SMTP_PORT');
+    const inboundPort =
+      config.smtpInboundPort === 0
+        ? null
+        : await startSmtp('inbound', config.smtpInboundPort, 'SMTP_INBOUND_PORT');
     const capture = createPlaceholderCaptureServer();
     const capturePort = await listen(capture, config.capturePort, config.host, 'CAPTURE_PORT');
     started.push(capture);
@@ -106,14 +123,14 @@ export async function startServer(
       close() {
         closing ??= (async () => {
           ready = false;
-          await Promise.all([api.close(), ...started.map(closeServer)]);
+          await Promise.all([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
           await store.close();
         })();
         return closing;
       },
     };
   } catch (err) {
-    await Promise.allSettled([api.close(), ...started.map(closeServer)]);
+    await Promise.allSettled([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
     await store.close();
     throw err;
   }

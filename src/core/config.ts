@@ -44,6 +44,8 @@ const envSchema = z.object({
   SMTP_TLS_CERT: optionalString,
   SMTP_TLS_KEY: optionalString,
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_SMTP_PER_IP: z.coerce.number().int().min(1).default(120),
+  RATE_LIMIT_SMTP_PER_WORKSPACE: z.coerce.number().int().min(1).default(600),
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -66,6 +68,8 @@ export interface Config {
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
   rateLimits: boolean;
+  /** Per 60 s window; all lifted when rateLimits is false. */
+  limits: { smtpPerIp: number; smtpPerWorkspace: number };
   retentionDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -112,6 +116,10 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     smtpTlsCert: e.SMTP_TLS_CERT,
     smtpTlsKey: e.SMTP_TLS_KEY,
     rateLimits: e.RATE_LIMITS === 'on',
+    limits: Object.freeze({
+      smtpPerIp: e.RATE_LIMIT_SMTP_PER_IP,
+      smtpPerWorkspace: e.RATE_LIMIT_SMTP_PER_WORKSPACE,
+    }),
     retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
   });

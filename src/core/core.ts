@@ -2,6 +2,10 @@
 import { createApiKeyService } from './apiKeys.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { createMailIngest } from './mail/ingest.ts';
+import { createSmtpAccess } from './mail/smtpAccess.ts';
+import { createMessageService } from './messages.ts';
+import { createRateLimits } from './rateLimits.ts';
 import { createSandboxService } from './sandboxes.ts';
 import type { Store } from './store/openStore.ts';
 import { createWorkspaceService } from './workspaces.ts';
@@ -21,6 +25,10 @@ export function createCore({ store, config, clock = systemClock }: CoreDeps) {
     workspaces: createWorkspaceService(db, clock),
     apiKeys: createApiKeyService(db, clock),
     sandboxes: createSandboxService(db, clock, config),
+    messages: createMessageService(db, clock),
+    ingestMail: createMailIngest(db, clock),
+    smtpAccess: createSmtpAccess(db, clock, config.captureDomain),
+    limits: createRateLimits(config),
   };
 }
 

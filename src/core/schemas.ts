@@ -95,3 +95,21 @@ export const pageQuery = z.object({
 export const listSandboxesQuery = pageQuery.extend({
   q: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
 });
+
+const queryBoolean = z
+  .enum(['true', 'false'], { message: 'must be true or false' })
+  .transform((v) => v === 'true');
+const instant = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 instant, e.g. 2026-01-31T12:00:00Z' })
+  .transform((v) => new Date(v));
+
+export const listMessagesQuery = pageQuery.extend({
+  q: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
+  capturedFor: text().pipe(z.string().max(320, 'at most 320 characters')).optional(),
+  since: instant.optional(),
+  isRead: queryBoolean.optional(),
+});
+
+export const updateMessageInput = z.object({ isRead: z.boolean({ message: 'must be true or false' }) });
+
+export const attachmentIndex = intField(0, 10_000);

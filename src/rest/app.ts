@@ -8,6 +8,7 @@ import { installErrorHandling } from './errorHandler.ts';
 import { requestIdFor } from './requestId.ts';
 import { accountRoutes } from './routes/account.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { messageRoutes } from './routes/messages.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 
 export interface ApiOptions {
@@ -50,6 +51,7 @@ export async function buildApi({ core, logger, isReady = () => true }: ApiOption
       accountRoutes(v1, core);
       keyRoutes(v1, core);
       sandboxRoutes(v1, core);
+      messageRoutes(v1, core);
     },
     { prefix: '/api/v1' },
   );

@@ -1,5 +1,6 @@
 // Core values to the published JSON shapes; typed against the OpenAPI-generated types so drift fails to compile.
 import type { ApiKeyView, CreatedKey, Principal } from '../core/apiKeys.ts';
+import type { MessageDetail, MessageSummary } from '../core/messages.ts';
 import type { StoredMockRule } from '../core/mocks/types.ts';
 import type { Page } from '../core/pagination.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
@@ -84,5 +85,37 @@ export function whoamiDto(p: Principal): Schemas['WhoAmI'] {
     keyId: p.keyId,
     keyPrefix: p.keyPrefix,
     label: p.label,
+  };
+}
+
+export function messageSummaryDto(m: MessageSummary): Schemas['MessageSummary'] {
+  return {
+    id: m.id,
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    preview: m.preview,
+    isRead: m.isRead,
+    attachmentCount: m.attachmentCount,
+    receivedAt: iso(m.receivedAt),
+    sizeBytes: m.sizeBytes,
+    capturedFor: m.capturedFor,
+  };
+}
+
+export function messageDetailDto(m: MessageDetail): Schemas['MessageDetail'] {
+  return {
+    id: m.id,
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    isRead: m.isRead,
+    receivedAt: iso(m.receivedAt),
+    sizeBytes: m.sizeBytes,
+    capturedFor: m.capturedFor,
+    textBody: m.textBody,
+    htmlBody: m.htmlBody,
+    headers: m.headers,
+    attachments: m.attachments,
   };
 }

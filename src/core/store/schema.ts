@@ -38,10 +38,43 @@ export interface SandboxesTable {
   version: Generated<number>;
 }
 
+export interface NameValue {
+  name: string;
+  value: string;
+}
+
+export interface AttachmentInfo {
+  index: number;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+}
+
+export interface MessagesTable {
+  id: string;
+  sandbox_id: string;
+  received_at: Date;
+  envelope_from: string | null;
+  from_header: string;
+  to_addrs: Json<string[]>;
+  captured_for: Json<string[]>;
+  subject: string | null;
+  preview: string | null;
+  text_body: string | null;
+  html_body: string | null;
+  headers: Json<NameValue[]>;
+  attachments: Json<AttachmentInfo[]>;
+  attachment_count: number;
+  size_bytes: number;
+  is_read: Generated<boolean>;
+  raw: Uint8Array;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   sandboxes: SandboxesTable;
+  messages: MessagesTable;
 }
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
@@ -49,3 +82,5 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type SandboxRow = Selectable<SandboxesTable>;
 export type NewSandboxRow = Insertable<SandboxesTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type NewMessageRow = Insertable<MessagesTable>;

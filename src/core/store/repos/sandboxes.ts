@@ -94,3 +94,17 @@ export async function deleteSandbox(
     .executeTakeFirst();
   return res.numDeletedRows > 0n;
 }
+
+/** Any workspace's live sandbox by id: for SMTP, where the credential or the address selects the sandbox. */
+export async function findLiveSandboxById(
+  db: Kysely<Database>,
+  id: string,
+  now: Date,
+): Promise<Pick<SandboxRow, 'id' | 'workspace_id' | 'smtp_password'> | undefined> {
+  return db
+    .selectFrom('sandboxes')
+    .select(['id', 'workspace_id', 'smtp_password'])
+    .where('id', '=', id)
+    .where(live(now))
+    .executeTakeFirst();
+}

@@ -1,0 +1,53 @@
+// Who may hand mail to which sandbox: SMTP AUTH credentials on the submission port, and recipient domains
+// `<sandbox id>.<CAPTURE_DOMAIN>` on the inbound port. Checked on every use, so a deleted or expired sandbox
+// stops receiving at once.
+import { timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import { findLiveSandboxById } from '../store/repos/sandboxes.ts';
+import type { Database } from '../store/schema.ts';
+
+export interface MailTarget {
+  sandboxId: string;
+  workspaceId: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function samePassword(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function createSmtpAccess(db: Kysely<Database>, clock: Clock, captureDomain: string) {
+  const suffix = `.${captureDomain.toLowerCase()}`;
+  return {
+    async authenticate(username: string, password: string): Promise<MailTarget | undefined> {
+      const id = username.trim().toLowerCase();
+      if (!UUID.test(id)) return undefined;
+      const sandbox = await findLiveSandboxById(db, id, clock.now());
+      if (sandbox === undefined || !samePassword(password, sandbox.smtp_password)) return undefined;
+      return { sandboxId: sandbox.id, workspaceId: sandbox.workspace_id };
+    },
+
+    /** The sandbox an inbound recipient address belongs to, if its domain is one of ours and it is live. */
+    async recipientTarget(address: string): Promise<MailTarget | undefined> {
+      const at = address.lastIndexOf('@');
+      if (at < 0) return undefined;
+      const domain = address.slice(at + 1).toLowerCase();
+      if (!domain.endsWith(suffix)) return undefined;
+      const id = domain.slice(0, -suffix.length);
+      if (!UUID.test(id)) return undefined;
+      const sandbox = await findLiveSandboxById(db, id, clock.now());
+      return sandbox === undefined ? undefined : { sandboxId: sandbox.id, workspaceId: sandbox.workspace_id };
+    },
+
+    /** Whether a sandbox can still receive (for a session authenticated before it was deleted). */
+    async isLive(sandboxId: string): Promise<boolean> {
+      return (await findLiveSandboxById(db, sandboxId, clock.now())) !== undefined;
+    },
+  };
+}
+
+export type SmtpAccess = ReturnType<typeof createSmtpAccess>;

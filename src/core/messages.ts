@@ -1,0 +1,141 @@
+// The email stream of a sandbox as the API reads it: list with filters, detail, read state, raw and attachments.
+import type { Kysely } from 'kysely';
+import type { Clock } from './clock.ts';
+import { notFound } from './errors.ts';
+import { runParser } from './mail/parseMessage.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
+import {
+  clearMessages,
+  deleteMessage,
+  findMessage,
+  findMessageRaw,
+  listMessages,
+  setMessageRead,
+  type MessageDetailRow,
+  type MessageFilter,
+  type MessageSummaryRow,
+} from './store/repos/messages.ts';
+import { findSandbox } from './store/repos/sandboxes.ts';
+import type { AttachmentInfo, Database, NameValue } from './store/schema.ts';
+
+export interface MessageSummary {
+  id: string;
+  from: string;
+  to: string[];
+  subject: string | null;
+  preview: string | null;
+  isRead: boolean;
+  attachmentCount: number;
+  receivedAt: Date;
+  sizeBytes: number;
+  capturedFor: string[];
+}
+
+export interface MessageDetail extends Omit<MessageSummary, 'preview' | 'attachmentCount'> {
+  textBody: string | null;
+  htmlBody: string | null;
+  headers: NameValue[];
+  attachments: AttachmentInfo[];
+}
+
+export interface MessageListQuery extends MessageFilter {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+function toSummary(r: MessageSummaryRow): MessageSummary {
+  return {
+    id: r.id,
+    from: r.from_header,
+    to: r.to_addrs,
+    subject: r.subject,
+    preview: r.preview,
+    isRead: r.is_read,
+    attachmentCount: r.attachment_count,
+    receivedAt: r.received_at,
+    sizeBytes: Number(r.size_bytes),
+    capturedFor: r.captured_for,
+  };
+}
+
+export function toMessageDetail(r: MessageDetailRow): MessageDetail {
+  const { preview: _p, attachmentCount: _a, ...summary } = toSummary(r);
+  return {
+    ...summary,
+    textBody: r.text_body,
+    htmlBody: r.html_body,
+    headers: r.headers,
+    attachments: r.attachments,
+  };
+}
+
+export function createMessageService(db: Kysely<Database>, clock: Clock) {
+  /** Every call is scoped by a sandbox the caller's workspace owns and that is still live. */
+  async function sandboxOf(workspaceId: string, sandboxId: string): Promise<string> {
+    const sandbox = await findSandbox(db, workspaceId, sandboxId, clock.now());
+    if (sandbox === undefined) throw notFound('The sandbox');
+    return sandbox.id;
+  }
+
+  return {
+    async list(
+      workspaceId: string,
+      sandboxId: string,
+      query: MessageListQuery,
+    ): Promise<Page<MessageSummary>> {
+      const id = await sandboxOf(workspaceId, sandboxId);
+      const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+      const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q.trim();
+      const rows = await listMessages(db, id, { ...query, q }, limit + 1, cursor);
+      return toPage(rows, limit, (r) => ({ at: r.received_at, id: r.id }), toSummary);
+    },
+
+    async get(workspaceId: string, sandboxId: string, messageId: string): Promise<MessageDetail> {
+      const row = await findMessage(db, await sandboxOf(workspaceId, sandboxId), messageId);
+      if (row === undefined) throw notFound('The message');
+      return toMessageDetail(row);
+    },
+
+    async setRead(workspaceId: string, sandboxId: string, messageId: string, isRead: boolean): Promise<void> {
+      if (!(await setMessageRead(db, await sandboxOf(workspaceId, sandboxId), messageId, isRead))) {
+        throw notFound('The message');
+      }
+    },
+
+    async delete(workspaceId: string, sandboxId: string, messageId: string): Promise<void> {
+      if (!(await deleteMessage(db, await sandboxOf(workspaceId, sandboxId), messageId))) {
+        throw notFound('The message');
+      }
+    },
+
+    async clear(workspaceId: string, sandboxId: string): Promise<void> {
+      await clearMessages(db, await sandboxOf(workspaceId, sandboxId));
+    },
+
+    async raw(workspaceId: string, sandboxId: string, messageId: string): Promise<Uint8Array> {
+      const raw = await findMessageRaw(db, await sandboxOf(workspaceId, sandboxId), messageId);
+      if (raw === undefined) throw notFound('The message');
+      return raw;
+    },
+
+    /** Re-reads attachment `index` from the raw source: the bytes are decoded the same way every time. */
+    async attachment(
+      workspaceId: string,
+      sandboxId: string,
+      messageId: string,
+      index: number,
+    ): Promise<{ info: AttachmentInfo; content: Buffer }> {
+      const raw = await this.raw(workspaceId, sandboxId, messageId);
+      const chunks: Buffer[] = [];
+      const parts = await runParser(raw, (i, chunk) => {
+        if (i === index) chunks.push(chunk);
+      });
+      const info = parts.attachments[index];
+      if (info === undefined) throw notFound(`Attachment ${index} of this message`);
+      return { info, content: Buffer.concat(chunks) };
+    },
+  };
+}
+
+export type MessageService = ReturnType<typeof createMessageService>;

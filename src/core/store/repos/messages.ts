@@ -1,0 +1,150 @@
+// SQL for captured messages. Lists never read the raw source or bodies.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { likePattern, type Cursor } from '../../pagination.ts';
+import type { Database, MessageRow, NewMessageRow } from '../schema.ts';
+
+export const SUMMARY_COLUMNS = [
+  'id',
+  'sandbox_id',
+  'received_at',
+  'from_header',
+  'to_addrs',
+  'captured_for',
+  'subject',
+  'preview',
+  'attachment_count',
+  'size_bytes',
+  'is_read',
+] as const;
+
+export type MessageSummaryRow = Pick<MessageRow, (typeof SUMMARY_COLUMNS)[number]>;
+export type MessageDetailRow = Pick<MessageRow, (typeof DETAIL_COLUMNS)[number]>;
+
+export interface MessageFilter {
+  q?: string | undefined;
+  capturedFor?: string | undefined;
+  since?: Date | undefined;
+  isRead?: boolean | undefined;
+}
+
+/** Locks the live sandboxes among `ids` against deletion until the transaction ends; returns their ids. */
+export async function lockLiveSandboxes(
+  trx: Transaction<Database>,
+  ids: string[],
+  now: Date,
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await trx
+    .selectFrom('sandboxes')
+    .select('id')
+    .where('id', 'in', ids)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .forKeyShare()
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+export async function insertMessages(trx: Transaction<Database>, rows: NewMessageRow[]): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('messages').values(rows).execute();
+}
+
+export async function listMessages(
+  db: Kysely<Database>,
+  sandboxId: string,
+  filter: MessageFilter,
+  limit: number,
+  cursor: Cursor | undefined,
+): Promise<MessageSummaryRow[]> {
+  let q = db.selectFrom('messages').select(SUMMARY_COLUMNS).where('sandbox_id', '=', sandboxId);
+  if (filter.q !== undefined) {
+    const like = likePattern(filter.q);
+    q = q.where((eb) =>
+      eb.or([
+        eb('subject', 'ilike', like),
+        eb('from_header', 'ilike', like),
+        eb('preview', 'ilike', like),
+        eb(sql<string>`to_addrs::text`, 'ilike', like),
+        eb(sql<string>`captured_for::text`, 'ilike', like),
+      ]),
+    );
+  }
+  if (filter.capturedFor !== undefined) {
+    const address = filter.capturedFor;
+    q = q.where(({ exists }) =>
+      exists(
+        sql`(select 1 from jsonb_array_elements_text(messages.captured_for) as a(v) where lower(a.v) = lower(${address}))`,
+      ),
+    );
+  }
+  if (filter.since !== undefined) q = q.where('received_at', '>=', filter.since);
+  if (filter.isRead !== undefined) q = q.where('is_read', '=', filter.isRead);
+  if (cursor !== undefined) {
+    q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
+  }
+  return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+const DETAIL_COLUMNS = [
+  ...SUMMARY_COLUMNS,
+  'envelope_from',
+  'text_body',
+  'html_body',
+  'headers',
+  'attachments',
+] as const;
+
+export async function findMessage(
+  db: Kysely<Database>,
+  sandboxId: string,
+  id: string,
+): Promise<MessageDetailRow | undefined> {
+  return db
+    .selectFrom('messages')
+    .select(DETAIL_COLUMNS)
+    .where('sandbox_id', '=', sandboxId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function findMessageRaw(
+  db: Kysely<Database>,
+  sandboxId: string,
+  id: string,
+): Promise<Uint8Array | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .select('raw')
+    .where('sandbox_id', '=', sandboxId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.raw;
+}
+
+export async function setMessageRead(
+  db: Kysely<Database>,
+  sandboxId: string,
+  id: string,
+  isRead: boolean,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('messages')
+    .set({ is_read: isRead })
+    .where('sandbox_id', '=', sandboxId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return res.numUpdatedRows > 0n;
+}
+
+export async function deleteMessage(db: Kysely<Database>, sandboxId: string, id: string): Promise<boolean> {
+  const res = await db
+    .deleteFrom('messages')
+    .where('sandbox_id', '=', sandboxId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return res.numDeletedRows > 0n;
+}
+
+export async function clearMessages(db: Kysely<Database>, sandboxId: string): Promise<number> {
+  const res = await db.deleteFrom('messages').where('sandbox_id', '=', sandboxId).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -1,0 +1,51 @@
+// The STARTTLS key pair: the operator's PEM files, or a self-signed pair generated once into DATA_DIR.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { generate } from 'selfsigned';
+
+export interface TlsCredentials {
+  key: string;
+  cert: string;
+}
+
+export async function loadTlsCredentials(options: {
+  certFile: string | undefined;
+  keyFile: string | undefined;
+  dataDir: string;
+  hostname: string;
+}): Promise<TlsCredentials> {
+  if (options.certFile !== undefined && options.keyFile !== undefined) {
+    const [cert, key] = await Promise.all([
+      readFile(options.certFile, 'utf8'),
+      readFile(options.keyFile, 'utf8'),
+    ]);
+    return { cert, key };
+  }
+  const dir = join(options.dataDir, 'tls');
+  const certPath = join(dir, 'smtp-cert.pem');
+  const keyPath = join(dir, 'smtp-key.pem');
+  try {
+    const [cert, key] = await Promise.all([readFile(certPath, 'utf8'), readFile(keyPath, 'utf8')]);
+    return { cert, key };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const pems = await generate([{ name: 'commonName', value: options.hostname }], {
+    keySize: 2048,
+    notAfterDate: new Date(Date.now() + 10 * 365 * 86_400_000),
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: options.hostname },
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
+  } as object);
+  await mkdir(dir, { recursive: true });
+  await writeFile(keyPath, pems.private, { mode: 0o600 });
+  await writeFile(certPath, pems.cert);
+  return { cert: pems.cert, key: pems.private };
+}
