@@ -1,6 +1,6 @@
 // `sandtrap serve` as a real process on the embedded store: first-start key, docs, request ids, sandbox CRUD
 // through the typed client, the DATA_DIR lock, graceful shutdown and restart, BOOTSTRAP_API_KEY, bad config,
-// and the placeholder SMTP and capture listeners.
+// the SMTP listeners' greeting, and the placeholder capture listener.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server as NetServer } from 'node:net';
@@ -25,7 +25,7 @@ function bearer(key: string): Record<string, string> {
 }
 
 /** Reads everything a TCP server sends until it closes the socket (bounded). */
-function readUntilClose(port: number, timeoutMs = 5_000): Promise<string> {
+function readUntilClose(port: number, timeoutMs = 5_000, afterGreeting?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let data = '';
@@ -38,7 +38,10 @@ function readUntilClose(port: number, timeoutMs = 5_000): Promise<string> {
       );
     }, timeoutMs);
     socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (data += chunk));
+    socket.on('data', (chunk: string) => {
+      if (data === '' && afterGreeting !== undefined) socket.write(afterGreeting);
+      data += chunk;
+    });
     socket.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
@@ -258,11 +261,11 @@ describe('sandtrap serve: first start on an empty DATA_DIR', () => {
     assert.match(gone.response.headers.get('content-type') ?? '', /^application\/problem\+json/);
   });
 
-  test('the SMTP and inbound placeholder ports answer "421 " and close', async () => {
+  test('the SMTP submission and inbound ports greet with 220 ESMTP and close on QUIT', async () => {
     for (const port of [server.ports.smtp, server.ports.smtpInbound]) {
-      const text = await readUntilClose(port);
-      assert.match(text, /^421 /, `port ${port} sent ${JSON.stringify(text)}`);
-      assert.ok(text.endsWith('\r\n'));
+      const text = await readUntilClose(port, 5_000, 'QUIT\r\n');
+      assert.match(text, /^220 .*ESMTP/, `port ${port} sent ${JSON.stringify(text)}`);
+      assert.match(text, /\r\n221 /);
     }
   });
 
