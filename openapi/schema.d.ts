@@ -704,6 +704,11 @@ export interface components {
              * @enum {string}
              */
             bodyEncoding?: "utf8" | "base64";
+            /**
+             * @description Additive: the body parsed as JSON when it is JSON (by `Content-Type` or by shape), else null.
+             *     Malformed JSON is kept raw in `body` and has no parsed view here.
+             */
+            json?: unknown;
         };
         ApiKey: {
             /** Format: uuid */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { SMTPServer } from 'smtp-server';
-import { createPlaceholderCaptureServer } from '../capture/placeholderListener.ts';
+import { createCaptureListener } from '../capture/captureListener.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
 import { createCore, type Core } from '../core/core.ts';
@@ -99,7 +99,7 @@ export async function startServer(
       config.smtpInboundPort === 0
         ? null
         : await startSmtp('inbound', config.smtpInboundPort, 'SMTP_INBOUND_PORT');
-    const capture = createPlaceholderCaptureServer();
+    const capture = createCaptureListener(core, logger);
     const capturePort = await listen(capture, config.capturePort, config.host, 'CAPTURE_PORT');
     started.push(capture);
     await api.listen({ port: config.apiPort, host: config.host }).catch((err: unknown) => {

@@ -46,6 +46,9 @@ const envSchema = z.object({
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_SMTP_PER_IP: z.coerce.number().int().min(1).default(120),
   RATE_LIMIT_SMTP_PER_WORKSPACE: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_CAPTURE_PER_IP: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_CAPTURE_PER_WORKSPACE: z.coerce.number().int().min(1).default(3000),
+  TRUSTED_PROXIES: optionalString,
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -69,7 +72,9 @@ export interface Config {
   smtpTlsKey: string | undefined;
   rateLimits: boolean;
   /** Per 60 s window; all lifted when rateLimits is false. */
-  limits: { smtpPerIp: number; smtpPerWorkspace: number };
+  limits: { smtpPerIp: number; smtpPerWorkspace: number; capturePerIp: number; capturePerWorkspace: number };
+  /** Addresses/CIDRs (or loopback, linklocal, uniquelocal) whose X-Forwarded-For is believed. */
+  trustedProxies: string[];
   retentionDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
@@ -119,7 +124,13 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     limits: Object.freeze({
       smtpPerIp: e.RATE_LIMIT_SMTP_PER_IP,
       smtpPerWorkspace: e.RATE_LIMIT_SMTP_PER_WORKSPACE,
+      capturePerIp: e.RATE_LIMIT_CAPTURE_PER_IP,
+      capturePerWorkspace: e.RATE_LIMIT_CAPTURE_PER_WORKSPACE,
     }),
+    trustedProxies: (e.TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== ''),
     retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
   });

@@ -2,10 +2,12 @@
 import { createApiKeyService } from './apiKeys.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { createCaptureService } from './capture/capture.ts';
 import { createMailIngest } from './mail/ingest.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createMessageService } from './messages.ts';
 import { createRateLimits } from './rateLimits.ts';
+import { createRequestService } from './requests.ts';
 import { createSandboxService } from './sandboxes.ts';
 import type { Store } from './store/openStore.ts';
 import { createWorkspaceService } from './workspaces.ts';
@@ -18,6 +20,7 @@ export interface CoreDeps {
 
 export function createCore({ store, config, clock = systemClock }: CoreDeps) {
   const { db } = store;
+  const limits = createRateLimits(config);
   return {
     config,
     clock,
@@ -28,7 +31,9 @@ export function createCore({ store, config, clock = systemClock }: CoreDeps) {
     messages: createMessageService(db, clock),
     ingestMail: createMailIngest(db, clock),
     smtpAccess: createSmtpAccess(db, clock, config.captureDomain),
-    limits: createRateLimits(config),
+    limits,
+    capture: createCaptureService(db, clock, limits),
+    requests: createRequestService(db, clock),
   };
 }
 

@@ -47,6 +47,8 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>) 
     smtpMessagesPerWorkspace: limiter(l.smtpPerWorkspace, 60, on),
     /** Failed SMTP AUTH per client IP: 10 in 10 minutes, then AUTH is refused until the window passes. */
     smtpAuthFailuresPerIp: limiter(10, 600, on),
+    capturePerIp: limiter(l.capturePerIp, 60, on),
+    capturePerWorkspace: limiter(l.capturePerWorkspace, 60, on),
   };
 }
 

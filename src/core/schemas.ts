@@ -92,7 +92,8 @@ export const pageQuery = z.object({
   cursor: text().optional(),
 });
 
-export const listSandboxesQuery = pageQuery.extend({
+/** A page of a list with free-text search (`q`). */
+export const searchPageQuery = pageQuery.extend({
   q: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
 });
 
@@ -113,3 +114,5 @@ export const listMessagesQuery = pageQuery.extend({
 export const updateMessageInput = z.object({ isRead: z.boolean({ message: 'must be true or false' }) });
 
 export const attachmentIndex = intField(0, 10_000);
+
+export const listSandboxesQuery = searchPageQuery;

@@ -9,6 +9,7 @@ import { requestIdFor } from './requestId.ts';
 import { accountRoutes } from './routes/account.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { requestRoutes } from './routes/requests.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 
 export interface ApiOptions {
@@ -52,6 +53,7 @@ export async function buildApi({ core, logger, isReady = () => true }: ApiOption
       keyRoutes(v1, core);
       sandboxRoutes(v1, core);
       messageRoutes(v1, core);
+      requestRoutes(v1, core);
     },
     { prefix: '/api/v1' },
   );

@@ -2,6 +2,7 @@
 import type { ApiKeyView, CreatedKey, Principal } from '../core/apiKeys.ts';
 import type { MessageDetail, MessageSummary } from '../core/messages.ts';
 import type { StoredMockRule } from '../core/mocks/types.ts';
+import type { RequestDetail, RequestSummary } from '../core/requests.ts';
 import type { Page } from '../core/pagination.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
 import type { Account } from '../core/workspaces.ts';
@@ -117,5 +118,32 @@ export function messageDetailDto(m: MessageDetail): Schemas['MessageDetail'] {
     htmlBody: m.htmlBody,
     headers: m.headers,
     attachments: m.attachments,
+  };
+}
+
+export function requestSummaryDto(r: RequestSummary): Schemas['RequestSummary'] {
+  return {
+    id: r.id,
+    method: r.method,
+    path: r.path,
+    query: r.query,
+    mockStatusCode: r.mockStatusCode,
+    mockName: r.mockName,
+    sourceIp: r.sourceIp,
+    receivedAt: iso(r.receivedAt),
+    sizeBytes: r.sizeBytes,
+  };
+}
+
+export function requestDetailDto(r: RequestDetail): Schemas['RequestDetail'] {
+  return {
+    ...requestSummaryDto(r),
+    headers: r.headers,
+    queryParams: r.queryParams,
+    form: r.form,
+    body: r.body,
+    bodyTruncated: r.bodyTruncated,
+    bodyEncoding: r.bodyEncoding,
+    json: r.json,
   };
 }

@@ -1,6 +1,6 @@
 // `sandtrap serve` as a real process on the embedded store: first-start key, docs, request ids, sandbox CRUD
 // through the typed client, the DATA_DIR lock, graceful shutdown and restart, BOOTSTRAP_API_KEY, bad config,
-// the SMTP listeners' greeting, and the placeholder capture listener.
+// the SMTP listeners' greeting, and the capture listener's answer when no sandbox is addressed.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server as NetServer } from 'node:net';
@@ -269,18 +269,18 @@ describe('sandtrap serve: first start on an empty DATA_DIR', () => {
     }
   });
 
-  test('the capture placeholder port answers 503 problem+json and sets no cookie', async () => {
+  test('the capture port answers 404 problem+json for a path with no sandbox and sets no cookie', async () => {
     const res = await fetch(`http://127.0.0.1:${server.ports.capture}/some/hook?x=1`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"a":1}',
     });
-    assert.equal(res.status, 503);
+    assert.equal(res.status, 404);
     assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
     assert.equal(res.headers.get('set-cookie'), null);
     const problem = (await res.json()) as { status: number; type: string; requestId: string };
-    assert.equal(problem.status, 503);
-    assert.equal(problem.type, 'urn:sandtrap:problem:unavailable');
+    assert.equal(problem.status, 404);
+    assert.equal(problem.type, 'urn:sandtrap:problem:not-found');
     assert.equal(res.headers.get('x-request-id'), problem.requestId);
   });
 

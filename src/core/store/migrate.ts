@@ -3,10 +3,12 @@ import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import * as m001 from './migrations/001_initial.ts';
 import * as m002 from './migrations/002_messages.ts';
+import * as m003 from './migrations/003_requests.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_messages': m002,
+  '003_requests': m003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

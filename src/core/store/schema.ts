@@ -70,11 +70,32 @@ export interface MessagesTable {
   raw: Uint8Array;
 }
 
+export interface RequestsTable {
+  id: string;
+  sandbox_id: string;
+  received_at: Date;
+  method: string;
+  /** The request-target exactly as received (path routing prefix included). */
+  target: string;
+  http_version: string;
+  /** The path as recorded: raw, without the query and without a path-routing sandbox prefix. */
+  path: string;
+  query: string | null;
+  /** [name, value] pairs in original order and case, duplicates kept. */
+  headers: Json<Array<[string, string]>>;
+  body: Uint8Array;
+  size_bytes: number;
+  source_ip: string | null;
+  mock_status_code: number;
+  mock_name: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   sandboxes: SandboxesTable;
   messages: MessagesTable;
+  requests: RequestsTable;
 }
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
@@ -84,3 +105,5 @@ export type SandboxRow = Selectable<SandboxesTable>;
 export type NewSandboxRow = Insertable<SandboxesTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type NewMessageRow = Insertable<MessagesTable>;
+export type RequestRow = Selectable<RequestsTable>;
+export type NewRequestRow = Insertable<RequestsTable>;

@@ -108,3 +108,17 @@ export async function findLiveSandboxById(
     .where(live(now))
     .executeTakeFirst();
 }
+
+/** What the capture path needs of a live sandbox: its owner and its rules (with a version for caching). */
+export async function findCaptureSandbox(
+  db: Kysely<Database>,
+  id: string,
+  now: Date,
+): Promise<Pick<SandboxRow, 'id' | 'workspace_id' | 'mocks' | 'version'> | undefined> {
+  return db
+    .selectFrom('sandboxes')
+    .select(['id', 'workspace_id', 'mocks', 'version'])
+    .where('id', '=', id)
+    .where(live(now))
+    .executeTakeFirst();
+}

@@ -1,0 +1,169 @@
+// The HTTP capture listener: any method, path and body sent to a sandbox is recorded exactly as received
+// (raw header list, raw bytes) and answered by its mock rules, after the record is committed. It serves
+// nothing else and never sets a cookie of its own.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import proxyaddr from 'proxy-addr';
+import { MAX_CAPTURE_BODY_BYTES } from '../core/capture/capture.ts';
+import type { Core } from '../core/core.ts';
+import { routeCapture } from './routing.ts';
+
+const WELL_FORMED_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+function problem(
+  res: ServerResponse,
+  status: number,
+  title: string,
+  detail: string,
+  extra: Record<string, string> = {},
+) {
+  const slug =
+    { 404: 'not-found', 413: 'payload-too-large', 429: 'rate-limited', 503: 'unavailable' }[status] ??
+    'internal';
+  const requestId = res.getHeader('X-Request-Id') as string;
+  res.writeHead(status, {
+    'Content-Type': 'application/problem+json',
+    'X-Content-Type-Options': 'nosniff',
+    ...extra,
+  });
+  res.end(JSON.stringify({ type: `urn:sandtrap:problem:${slug}`, title, status, detail, requestId }));
+}
+
+function pairs(raw: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i] as string, raw[i + 1] as string]);
+  return out;
+}
+
+/** Reads the body up to the limit; 'too-big' as soon as it is passed (nothing more is buffered). */
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-big' | 'aborted'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (value: Buffer | 'too-big' | 'aborted') => {
+      if (done) return;
+      done = true;
+      resolve(value);
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_CAPTURE_BODY_BYTES) {
+        chunks.length = 0;
+        req.pause();
+        return finish('too-big');
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => finish(Buffer.concat(chunks, size)));
+    req.on('error', () => finish('aborted'));
+    req.on('aborted', () => finish('aborted'));
+  });
+}
+
+export function createCaptureListener(core: Core, logger: Logger): Server {
+  const log = logger.child({ listener: 'capture' });
+  const trust = proxyaddr.compile(core.config.trustedProxies);
+  const domain = core.config.captureDomain;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const incoming = req.headers['x-request-id'];
+    res.setHeader(
+      'X-Request-Id',
+      typeof incoming === 'string' && WELL_FORMED_ID.test(incoming) ? incoming : randomUUID(),
+    );
+    const routed = routeCapture(req.headers.host, req.url ?? '/', domain);
+    const sourceIp = proxyaddr(req, trust) || null;
+    if (routed === undefined) {
+      req.resume();
+      return problem(
+        res,
+        404,
+        'Not found',
+        `No sandbox here: send to <sandbox id>.${domain} or /<sandbox id>/... on this port.`,
+      );
+    }
+    const admission = await core.capture.admit(routed.sandboxId, sourceIp);
+    if (!admission.ok) {
+      req.resume();
+      if (admission.reason === 'not_found') {
+        return problem(
+          res,
+          404,
+          'Not found',
+          'No such sandbox: it was deleted, has expired, or never existed.',
+        );
+      }
+      return problem(res, 429, 'Too many requests', 'Over the capture rate limit; nothing was recorded.', {
+        'Retry-After': String(admission.retryAfterSeconds),
+      });
+    }
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > MAX_CAPTURE_BODY_BYTES) {
+      res.setHeader('Connection', 'close');
+      return problem(res, 413, 'Payload too large', 'The body is over 5 MB; nothing was recorded.');
+    }
+    const body = await readBody(req);
+    if (body === 'aborted') return;
+    if (body === 'too-big') {
+      res.setHeader('Connection', 'close');
+      return problem(res, 413, 'Payload too large', 'The body is over 5 MB; nothing was recorded.');
+    }
+    const reply = await core.capture.record(admission.target, {
+      method: req.method ?? 'GET',
+      target: req.url ?? '/',
+      httpVersion: req.httpVersion,
+      path: routed.path,
+      query: routed.query,
+      headers: pairs(req.rawHeaders),
+      body,
+      sourceIp,
+    });
+    if (reply === undefined) {
+      return problem(
+        res,
+        404,
+        'Not found',
+        'The sandbox was deleted while the request arrived; nothing was recorded.',
+      );
+    }
+    const headers = reply.headers.flat();
+    if (reply.status >= 200 && reply.status !== 204 && reply.status !== 304) {
+      headers.push('Content-Length', String(reply.body.byteLength));
+    }
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+  }
+
+  const server = createServer(
+    {
+      requestTimeout: 30_000,
+      headersTimeout: 10_000,
+      keepAliveTimeout: 5_000,
+      maxHeaderSize: 64 * 1024,
+    },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        log.error({ err, url: req.url }, 'capture failed');
+        if (res.headersSent) return void res.destroy();
+        problem(
+          res,
+          503,
+          'Service unavailable',
+          'The request could not be recorded; nothing was kept. Retry later.',
+          {
+            'X-Sandtrap-Error': 'store unavailable',
+          },
+        );
+      });
+    },
+  );
+  server.on('clientError', (err, socket) => {
+    if (socket.writable)
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+    log.debug({ err: (err as Error).message }, 'malformed capture request');
+  });
+  return server;
+}

@@ -1,0 +1,126 @@
+// The HTTP stream of a sandbox as the API reads it: list, detail with parsed views, raw, delete, clear.
+import type { Kysely } from 'kysely';
+import { bodyText, formFields, jsonValue, queryParams } from './capture/views.ts';
+import type { Clock } from './clock.ts';
+import { notFound } from './errors.ts';
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
+import {
+  clearRequests,
+  deleteRequest,
+  findRequest,
+  listRequests,
+  type RequestSummaryRow,
+} from './store/repos/requests.ts';
+import { findSandbox } from './store/repos/sandboxes.ts';
+import type { Database, NameValue, RequestRow } from './store/schema.ts';
+
+export interface RequestSummary {
+  id: string;
+  method: string;
+  path: string;
+  query: string | null;
+  mockStatusCode: number;
+  mockName: string | null;
+  sourceIp: string | null;
+  receivedAt: Date;
+  sizeBytes: number;
+}
+
+export interface RequestDetail extends RequestSummary {
+  headers: NameValue[];
+  queryParams: NameValue[];
+  form: NameValue[];
+  body: string | null;
+  bodyEncoding: 'utf8' | 'base64';
+  bodyTruncated: boolean;
+  /** The body parsed as JSON, when it is JSON. */
+  json: unknown;
+}
+
+function toSummary(r: RequestSummaryRow): RequestSummary {
+  return {
+    id: r.id,
+    method: r.method,
+    path: r.path,
+    query: r.query,
+    mockStatusCode: r.mock_status_code,
+    mockName: r.mock_name,
+    sourceIp: r.source_ip,
+    receivedAt: r.received_at,
+    sizeBytes: Number(r.size_bytes),
+  };
+}
+
+export async function toRequestDetail(r: RequestRow): Promise<RequestDetail> {
+  const text = bodyText(r.body);
+  const json = jsonValue(r.headers, r.body);
+  return {
+    ...toSummary(r),
+    headers: r.headers.map(([name, value]) => ({ name, value })),
+    queryParams: queryParams(r.query),
+    form: await formFields(r.headers, r.body),
+    body: text.body,
+    bodyEncoding: text.encoding,
+    bodyTruncated: text.truncated,
+    json: json === undefined ? null : json,
+  };
+}
+
+/** The request as received: request line, headers in original order and case, then the body bytes. */
+export function rawRequest(r: RequestRow): Buffer {
+  const head = `${r.method} ${r.target} HTTP/${r.http_version}\r\n${r.headers
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`;
+  return Buffer.concat([
+    Buffer.from(head, 'latin1'),
+    Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength),
+  ]);
+}
+
+export function createRequestService(db: Kysely<Database>, clock: Clock) {
+  async function sandboxOf(workspaceId: string, sandboxId: string): Promise<string> {
+    const sandbox = await findSandbox(db, workspaceId, sandboxId, clock.now());
+    if (sandbox === undefined) throw notFound('The sandbox');
+    return sandbox.id;
+  }
+  async function row(workspaceId: string, sandboxId: string, requestId: string): Promise<RequestRow> {
+    const found = await findRequest(db, await sandboxOf(workspaceId, sandboxId), requestId);
+    if (found === undefined) throw notFound('The request');
+    return found;
+  }
+
+  return {
+    async list(
+      workspaceId: string,
+      sandboxId: string,
+      query: { q?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+    ): Promise<Page<RequestSummary>> {
+      const id = await sandboxOf(workspaceId, sandboxId);
+      const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+      const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q.trim();
+      const rows = await listRequests(db, id, q, limit + 1, cursor);
+      return toPage(rows, limit, (r) => ({ at: r.received_at, id: r.id }), toSummary);
+    },
+
+    async get(workspaceId: string, sandboxId: string, requestId: string): Promise<RequestDetail> {
+      return toRequestDetail(await row(workspaceId, sandboxId, requestId));
+    },
+
+    async raw(workspaceId: string, sandboxId: string, requestId: string): Promise<Buffer> {
+      return rawRequest(await row(workspaceId, sandboxId, requestId));
+    },
+
+    async delete(workspaceId: string, sandboxId: string, requestId: string): Promise<void> {
+      if (!(await deleteRequest(db, await sandboxOf(workspaceId, sandboxId), requestId))) {
+        throw notFound('The request');
+      }
+    },
+
+    async clear(workspaceId: string, sandboxId: string): Promise<void> {
+      await clearRequests(db, await sandboxOf(workspaceId, sandboxId));
+    },
+  };
+}
+
+export type RequestService = ReturnType<typeof createRequestService>;

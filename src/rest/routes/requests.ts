@@ -1,0 +1,45 @@
+// The HTTP stream of a sandbox: list, detail with parsed views, raw request, delete one, clear.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Core } from '../../core/core.ts';
+import { searchPageQuery, uuid } from '../../core/schemas.ts';
+import { parseInput } from '../../core/validation.ts';
+import { sendDownload } from '../download.ts';
+import { pageDto, requestDetailDto, requestSummaryDto } from '../mappers.ts';
+
+const sandboxParams = z.object({ sandboxId: uuid });
+const requestParams = sandboxParams.extend({ requestId: uuid });
+
+export function requestRoutes(app: FastifyInstance, core: Core): void {
+  const requests = core.requests;
+  const base = '/sandboxes/:sandboxId/requests';
+
+  app.get(base, async (request) => {
+    const { sandboxId } = parseInput(sandboxParams, request.params, 'path');
+    const query = parseInput(searchPageQuery, request.query, 'query string');
+    return pageDto(await requests.list(request.principal.workspaceId, sandboxId, query), requestSummaryDto);
+  });
+
+  app.delete(base, async (request, reply) => {
+    const { sandboxId } = parseInput(sandboxParams, request.params, 'path');
+    await requests.clear(request.principal.workspaceId, sandboxId);
+    return reply.code(204).send();
+  });
+
+  app.get(`${base}/:requestId`, async (request) => {
+    const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
+    return requestDetailDto(await requests.get(request.principal.workspaceId, sandboxId, requestId));
+  });
+
+  app.delete(`${base}/:requestId`, async (request, reply) => {
+    const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
+    await requests.delete(request.principal.workspaceId, sandboxId, requestId);
+    return reply.code(204).send();
+  });
+
+  app.get(`${base}/:requestId/raw`, async (request, reply) => {
+    const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
+    const raw = await requests.raw(request.principal.workspaceId, sandboxId, requestId);
+    return sendDownload(reply, raw, 'message/http', `${requestId}.http`);
+  });
+}
