@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import proxyaddr from 'proxy-addr';
-import { MAX_CAPTURE_BODY_BYTES } from '../core/capture/capture.ts';
+import { MAX_CAPTURE_BODY_BYTES } from '../core/http/capture.ts';
 import type { Core } from '../core/core.ts';
 import { routeCapture } from './routing.ts';
 

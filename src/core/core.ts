@@ -2,7 +2,7 @@
 import { createApiKeyService } from './apiKeys.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { createCaptureService } from './capture/capture.ts';
+import { createCaptureService } from './http/capture.ts';
 import { createMailIngest } from './mail/ingest.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createMessageService } from './messages.ts';

@@ -1,6 +1,6 @@
 // The HTTP stream of a sandbox as the API reads it: list, detail with parsed views, raw, delete, clear.
 import type { Kysely } from 'kysely';
-import { bodyText, formFields, jsonValue, queryParams } from './capture/views.ts';
+import { bodyText, formFields, jsonValue, queryParams } from './http/views.ts';
 import type { Clock } from './clock.ts';
 import { notFound } from './errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
