@@ -22,12 +22,14 @@ export function storeBackends(): StoreBackend[] {
       async open() {
         const schema = `test_${randomBytes(6).toString('hex')}`;
         const store = await openStore({ kind: 'postgres', url: pgUrl, schema, poolSize: 4 });
+        let closing: Promise<void> | undefined;
         return {
           ...store,
-          async close() {
-            await sql`drop schema ${sql.id(schema)} cascade`.execute(store.db);
-            await store.close();
-          },
+          close: () =>
+            (closing ??= (async () => {
+              await sql`drop schema ${sql.id(schema)} cascade`.execute(store.db);
+              await store.close();
+            })()),
         };
       },
     });

@@ -71,8 +71,16 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
+/** Closing twice is harmless: the server and its owner may both close the store on shutdown. */
+function closeOnce(store: Store): Store {
+  let closing: Promise<void> | undefined;
+  return { ...store, close: () => (closing ??= store.close()) };
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
-  return options.kind === 'pglite'
-    ? openPglite(options.dataDir)
-    : openPostgres(options.url, options.schema, options.poolSize ?? 10);
+  const store =
+    options.kind === 'pglite'
+      ? await openPglite(options.dataDir)
+      : await openPostgres(options.url, options.schema, options.poolSize ?? 10);
+  return closeOnce(store);
 }

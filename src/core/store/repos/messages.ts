@@ -63,8 +63,12 @@ export async function listMessages(
         eb('subject', 'ilike', like),
         eb('from_header', 'ilike', like),
         eb('preview', 'ilike', like),
-        eb(sql<string>`to_addrs::text`, 'ilike', like),
-        eb(sql<string>`captured_for::text`, 'ilike', like),
+        eb.exists(
+          sql`(select 1 from jsonb_array_elements_text(messages.to_addrs) as t(v) where t.v ilike ${like})`,
+        ),
+        eb.exists(
+          sql`(select 1 from jsonb_array_elements_text(messages.captured_for) as c(v) where c.v ilike ${like})`,
+        ),
       ]),
     );
   }
