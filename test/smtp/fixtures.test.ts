@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, it } from 'node:test';
-import nodemailer from 'nodemailer';
+import nodemailer, { type Transporter } from 'nodemailer';
 import { describeEachStore } from '../helpers/stores.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 
@@ -26,7 +26,7 @@ describeEachStore('fixture corpus over SMTP', (getStore) => {
   let server: TestServer;
   let ws: TestServerWorkspace;
   let sandbox: Record<string, any>;
-  let transport: nodemailer.Transporter;
+  let transport: Transporter;
 
   before(async () => {
     server = await startTestServer(getStore(), { RATE_LIMITS: 'off' });
@@ -51,9 +51,9 @@ describeEachStore('fixture corpus over SMTP', (getStore) => {
       const raw = readFileSync(new URL(file, dir));
       const rcpt = `fixture+${file.replace(/\W/g, '')}@example.net`;
       const info = await transport.sendMail({ envelope: { from: 'sender@example.org', to: [rcpt] }, raw });
-      assert.match(info.response, /^250 /);
+      assert.match(String(info.response), /^250 /);
 
-      const list = await (
+      const list: any = await (
         await ws.api(`/sandboxes/${sandbox.id}/messages?capturedFor=${encodeURIComponent(rcpt)}`)
       ).json();
       assert.equal(list.items.length, 1, 'stored once, readable at once');
@@ -61,7 +61,7 @@ describeEachStore('fixture corpus over SMTP', (getStore) => {
       assert.equal(summary.sizeBytes, raw.length);
       assert.equal(summary.attachmentCount, want.attachments.length);
 
-      const msg = await (await ws.api(`/sandboxes/${sandbox.id}/messages/${summary.id}`)).json();
+      const msg: any = await (await ws.api(`/sandboxes/${sandbox.id}/messages/${summary.id}`)).json();
       assert.equal(msg.subject, want.subject);
       assert.ok(msg.from.includes(want.fromContains), `from ${msg.from} contains ${want.fromContains}`);
       assert.ok(msg.from.includes(want.fromAddress));
