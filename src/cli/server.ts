@@ -2,12 +2,15 @@
 import type { Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { SMTPServer } from 'smtp-server';
 import { createCaptureListener } from '../capture/captureListener.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Config } from '../core/config.ts';
 import { createCore, type Core } from '../core/core.ts';
+import { EventBus } from '../core/events.ts';
+import { createPgNotifyTransport } from '../core/store/pgNotify.ts';
 import { openStore, type Store } from '../core/store/openStore.ts';
 import { buildApi } from '../rest/app.ts';
 import { createCaptureSmtpServer } from '../smtp/captureServer.ts';
@@ -64,23 +67,55 @@ function closeSmtp(server: SMTPServer): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-export async function startServer(
-  config: Readonly<Config>,
-  options: { logger: Logger; clock?: Clock; store?: Store },
-): Promise<RunningServer> {
+export interface ServerOptions {
+  logger: Logger;
+  clock?: Clock;
+  store?: Store;
+}
+
+/** Change events: in-process, plus LISTEN/NOTIFY across processes when the store is PostgreSQL. */
+function eventBusFor(config: Readonly<Config>, logger: Logger): EventBus {
+  if (config.databaseUrl === undefined) return new EventBus();
+  const onError = (err: unknown) =>
+    logger.warn({ err }, 'change-event connection error; waits re-check the store');
+  return new EventBus(createPgNotifyTransport(config.databaseUrl, { onError }));
+}
+
+export async function startServer(config: Readonly<Config>, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
   const store = options.store ?? (await storeFor(config));
+  const redis =
+    config.redisUrl === undefined
+      ? undefined
+      : new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const bus = eventBusFor(config, logger);
   const core = createCore({
     store,
     config,
+    bus,
+    redis,
+    // Cross-process waits also re-check now and then, in case a notification was lost.
+    ...(config.databaseUrl === undefined ? {} : { waitRecheckMs: 15_000 }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
 
   let ready = false;
+  let sweepTimer: NodeJS.Timeout | undefined;
   const started: NetServer[] = [];
   const smtpServers: SMTPServer[] = [];
-  const api = await buildApi({ core, logger, isReady: () => ready });
+  const stopAll = async () => {
+    ready = false;
+    clearInterval(sweepTimer);
+    // Open waits answer with their timeout reply so the API can close.
+    core.waits.endAll();
+    await Promise.allSettled([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
+    await Promise.allSettled([bus.close(), redis?.quit()]);
+    await store.close();
+  };
+  const api = await buildApi({ core, logger, isReady: () => ready, redis });
   try {
+    await redis?.connect();
+    await bus.start((err) => logger.warn({ err }, 'could not announce a change to other processes'));
     const tls = await loadTlsCredentials({
       certFile: config.smtpTlsCert,
       keyFile: config.smtpTlsKey,
@@ -106,8 +141,13 @@ export async function startServer(
       throw listenFailure(err, 'API_PORT', config.apiPort, config.host);
     });
     const apiPort = (api.server.address() as AddressInfo).port;
+    if (config.publicSmtpPort === 0) core.endpoints.publicSmtpPort = smtpPort;
+    if (config.capturePort === 0) {
+      core.endpoints.capturePublicUrl = config.capturePublicUrl.replace(/:0\//, `:${capturePort}/`);
+    }
     // Only once every port is ours: a start that fails earlier must not swallow the one-time first key.
     const { firstKey } = await core.workspaces.bootstrap(config.bootstrapApiKey);
+    sweepTimer = startSweeps(core, logger, config.sweepIntervalSeconds);
     ready = true;
     logger.info(
       { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort, store: store.kind },
@@ -120,18 +160,32 @@ export async function startServer(
       api,
       firstKey,
       ports: { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort },
-      close() {
-        closing ??= (async () => {
-          ready = false;
-          await Promise.all([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
-          await store.close();
-        })();
-        return closing;
-      },
+      close: () => (closing ??= stopAll()),
     };
   } catch (err) {
-    await Promise.allSettled([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
-    await store.close();
+    await stopAll();
     throw err;
   }
+}
+
+function startSweeps(core: Core, logger: Logger, intervalSeconds: number): NodeJS.Timeout {
+  let running = false;
+  const run = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const result = await core.sweep();
+      if (result.expiredSandboxes + result.purgedMessages + result.purgedRequests > 0) {
+        logger.info({ sweep: result }, 'sweep removed expired sandboxes and old captures');
+      }
+    } catch (err) {
+      logger.warn({ err }, 'sweep failed; it runs again at the next interval');
+    } finally {
+      running = false;
+    }
+  };
+  void run();
+  const timer = setInterval(() => void run(), intervalSeconds * 1000);
+  timer.unref();
+  return timer;
 }

@@ -48,6 +48,15 @@ const envSchema = z.object({
   RATE_LIMIT_SMTP_PER_WORKSPACE: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_CAPTURE_PER_IP: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_CAPTURE_PER_WORKSPACE: z.coerce.number().int().min(1).default(3000),
+  RATE_LIMIT_API_PER_KEY: z.coerce.number().int().min(1).default(300),
+  RATE_LIMIT_API_PER_IP: z.coerce.number().int().min(1).default(900),
+  REDIS_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+      .optional(),
+  ),
+  SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   TRUSTED_PROXIES: optionalString,
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -72,7 +81,18 @@ export interface Config {
   smtpTlsKey: string | undefined;
   rateLimits: boolean;
   /** Per 60 s window; all lifted when rateLimits is false. */
-  limits: { smtpPerIp: number; smtpPerWorkspace: number; capturePerIp: number; capturePerWorkspace: number };
+  limits: {
+    smtpPerIp: number;
+    smtpPerWorkspace: number;
+    capturePerIp: number;
+    capturePerWorkspace: number;
+    apiPerKey: number;
+    apiPerIp: number;
+  };
+  /** Shared rate-limit counters for several processes; unset = in memory. */
+  redisUrl: string | undefined;
+  /** How often TTL and retention sweeps run. */
+  sweepIntervalSeconds: number;
   /** Addresses/CIDRs (or loopback, linklocal, uniquelocal) whose X-Forwarded-For is believed. */
   trustedProxies: string[];
   retentionDays: number;
@@ -126,7 +146,11 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       smtpPerWorkspace: e.RATE_LIMIT_SMTP_PER_WORKSPACE,
       capturePerIp: e.RATE_LIMIT_CAPTURE_PER_IP,
       capturePerWorkspace: e.RATE_LIMIT_CAPTURE_PER_WORKSPACE,
+      apiPerKey: e.RATE_LIMIT_API_PER_KEY,
+      apiPerIp: e.RATE_LIMIT_API_PER_IP,
     }),
+    redisUrl: e.REDIS_URL,
+    sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
     trustedProxies: (e.TRUSTED_PROXIES ?? '')
       .split(',')
       .map((p) => p.trim())

@@ -2,13 +2,16 @@
 import { createApiKeyService } from './apiKeys.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { EventBus } from './events.ts';
 import { createCaptureService } from './http/capture.ts';
 import { createMailIngest } from './mail/ingest.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createMessageService } from './messages.ts';
 import { createRateLimits } from './rateLimits.ts';
 import { createRequestService } from './requests.ts';
-import { createSandboxService } from './sandboxes.ts';
+import { createSandboxService, type Endpoints } from './sandboxes.ts';
+import { createSweeper } from './sweeps.ts';
+import { createWaitService } from './waits.ts';
 import type { Store } from './store/openStore.ts';
 import { createWorkspaceService } from './workspaces.ts';
 
@@ -16,23 +19,50 @@ export interface CoreDeps {
   store: Store;
   config: Readonly<Config>;
   clock?: Clock;
+  /** Change events; in-process only unless given a transport (PostgreSQL LISTEN/NOTIFY). */
+  bus?: EventBus;
+  /** How often waits re-check the store for arrivals another process may have announced in vain. */
+  waitRecheckMs?: number;
+  /** An ioredis client for shared rate-limit counters (REDIS_URL). */
+  redis?: unknown;
 }
 
-export function createCore({ store, config, clock = systemClock }: CoreDeps) {
+export function createCore({
+  store,
+  config,
+  clock = systemClock,
+  bus = new EventBus(),
+  waitRecheckMs,
+  redis,
+}: CoreDeps) {
   const { db } = store;
-  const limits = createRateLimits(config);
+  const limits = createRateLimits(config, redis);
+  // Mutable only until the listeners are bound: port 0 (tests) is replaced by the port actually taken.
+  const endpoints: Endpoints = {
+    publicSmtpHost: config.publicSmtpHost,
+    publicSmtpPort: config.publicSmtpPort,
+    captureDomain: config.captureDomain,
+    capturePublicUrl: config.capturePublicUrl,
+  };
   return {
     config,
     clock,
     storeKind: store.kind,
+    bus,
     workspaces: createWorkspaceService(db, clock),
     apiKeys: createApiKeyService(db, clock),
-    sandboxes: createSandboxService(db, clock, config),
+    endpoints,
+    sandboxes: createSandboxService(db, clock, endpoints, bus),
     messages: createMessageService(db, clock),
-    ingestMail: createMailIngest(db, clock),
+    ingestMail: createMailIngest(db, clock, bus),
     smtpAccess: createSmtpAccess(db, clock, config.captureDomain),
     limits,
-    capture: createCaptureService(db, clock, limits),
+    capture: createCaptureService(db, clock, limits, bus),
+    waits: createWaitService(db, clock, bus, { recheckMs: waitRecheckMs }),
+    sweep: createSweeper(db, clock, bus, {
+      retentionDays: config.retentionDays,
+      useAdvisoryLock: store.kind === 'postgres',
+    }),
     requests: createRequestService(db, clock),
   };
 }

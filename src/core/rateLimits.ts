@@ -1,6 +1,11 @@
 // Ingress rate limits (fixed 60 s windows) with rate-limiter-flexible. Over the limit is a returned "no"
 // with the seconds to wait, never an exception. RATE_LIMITS=off disables them all.
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { Config } from './config.ts';
 
 export type LimitResult = { ok: true } | { ok: false; retryAfterSeconds: number };
@@ -15,9 +20,23 @@ export interface Limiter {
 const OK: LimitResult = { ok: true };
 const unlimited: Limiter = { consume: async () => OK, check: async () => OK };
 
-function limiter(points: number, durationSeconds: number, enabled: boolean): Limiter {
+function limiter(
+  name: string,
+  points: number,
+  durationSeconds: number,
+  enabled: boolean,
+  redis: unknown,
+): Limiter {
   if (!enabled) return unlimited;
-  const impl: RateLimiterAbstract = new RateLimiterMemory({ points, duration: durationSeconds });
+  const options = { points, duration: durationSeconds, keyPrefix: `sandtrap-${name}` };
+  const impl: RateLimiterAbstract =
+    redis === undefined
+      ? new RateLimiterMemory(options)
+      : new RateLimiterRedis({
+          ...options,
+          storeClient: redis,
+          insuranceLimiter: new RateLimiterMemory(options),
+        });
   const refused = (res: RateLimiterRes): LimitResult => ({
     ok: false,
     retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
@@ -39,16 +58,17 @@ function limiter(points: number, durationSeconds: number, enabled: boolean): Lim
   };
 }
 
-export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>) {
+/** `redis` is an ioredis client when REDIS_URL is set, so several processes share the counters. */
+export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>, redis?: unknown) {
   const on = config.rateLimits;
   const l = config.limits;
   return {
-    smtpMessagesPerIp: limiter(l.smtpPerIp, 60, on),
-    smtpMessagesPerWorkspace: limiter(l.smtpPerWorkspace, 60, on),
+    smtpMessagesPerIp: limiter('smtp-ip', l.smtpPerIp, 60, on, redis),
+    smtpMessagesPerWorkspace: limiter('smtp-ws', l.smtpPerWorkspace, 60, on, redis),
     /** Failed SMTP AUTH per client IP: 10 in 10 minutes, then AUTH is refused until the window passes. */
-    smtpAuthFailuresPerIp: limiter(10, 600, on),
-    capturePerIp: limiter(l.capturePerIp, 60, on),
-    capturePerWorkspace: limiter(l.capturePerWorkspace, 60, on),
+    smtpAuthFailuresPerIp: limiter('smtp-auth', 10, 600, on, redis),
+    capturePerIp: limiter('capture-ip', l.capturePerIp, 60, on, redis),
+    capturePerWorkspace: limiter('capture-ws', l.capturePerWorkspace, 60, on, redis),
   };
 }
 

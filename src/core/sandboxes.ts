@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { notFound } from './errors.ts';
+import type { EventBus } from './events.ts';
 import { parseMockRules } from './mocks/rules.ts';
 import type { StoredMockRule } from './mocks/types.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
@@ -36,9 +37,13 @@ export interface Sandbox {
 
 export const DEFAULT_TTL_MINUTES = 60;
 
-type Endpoints = Pick<Config, 'publicSmtpHost' | 'publicSmtpPort' | 'captureDomain' | 'capturePublicUrl'>;
+/** What sandboxes report as their SMTP endpoint and capture URL; ports are final once listeners are bound. */
+export type Endpoints = Pick<
+  Config,
+  'publicSmtpHost' | 'publicSmtpPort' | 'captureDomain' | 'capturePublicUrl'
+>;
 
-export function createSandboxService(db: Kysely<Database>, clock: Clock, config: Endpoints) {
+export function createSandboxService(db: Kysely<Database>, clock: Clock, config: Endpoints, bus: EventBus) {
   function toSandbox(row: SandboxRow): Sandbox {
     const emailDomain = `${row.id}.${config.captureDomain}`;
     return {
@@ -120,6 +125,7 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
 
     async delete(workspaceId: string, id: string): Promise<void> {
       if (!(await deleteSandbox(db, workspaceId, id, clock.now()))) throw notFound('The sandbox');
+      bus.publish({ kind: 'sandbox_deleted', sandboxId: id });
     },
   };
 }

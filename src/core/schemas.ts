@@ -116,3 +116,23 @@ export const updateMessageInput = z.object({ isRead: z.boolean({ message: 'must 
 export const attachmentIndex = intField(0, 10_000);
 
 export const listSandboxesQuery = searchPageQuery;
+
+const timeoutSeconds = intField(0, 300)
+  .optional()
+  .transform((v) => v ?? 30);
+
+export const messageWaitQuery = z.object({
+  subjectContains: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
+  fromContains: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
+  capturedFor: text().pipe(z.string().max(320, 'at most 320 characters')).optional(),
+  isRead: queryBoolean.optional(),
+  since: instant.optional(),
+  timeoutSeconds,
+});
+
+export const requestWaitQuery = z.object({
+  method: text().pipe(z.string().min(1).max(16, 'at most 16 characters')).optional(),
+  pathContains: text().pipe(z.string().max(512, 'at most 512 characters')).optional(),
+  since: instant.optional(),
+  timeoutSeconds,
+});

@@ -1,28 +1,38 @@
 // Builds the API listener: /api/v1 (REST), /openapi/v1.json, /api-docs and /healthz.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.ts';
 import { installAuth } from './auth.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './errorHandler.ts';
+import { installRateLimit } from './rateLimit.ts';
 import { requestIdFor } from './requestId.ts';
 import { accountRoutes } from './routes/account.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
+import { waitRoutes } from './routes/waits.ts';
 
 export interface ApiOptions {
   core: Core;
   logger: Logger;
   /** /healthz answers 200 only once this says every listener is up. */
   isReady?: () => boolean;
+  /** Shared rate-limit counters (REDIS_URL); in memory without it. */
+  redis?: Redis | undefined;
 }
 
 /** Mock rule lists can reach 100 rules of 64 KB bodies. */
 const BODY_LIMIT = 8 * 1024 * 1024;
 
-export async function buildApi({ core, logger, isReady = () => true }: ApiOptions): Promise<FastifyInstance> {
+export async function buildApi({
+  core,
+  logger,
+  isReady = () => true,
+  redis,
+}: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFor,
@@ -45,15 +55,19 @@ export async function buildApi({ core, logger, isReady = () => true }: ApiOption
     isReady() ? { status: 'ok' } : reply.code(503).send({ status: 'starting' }),
   );
   await installDocs(app);
+  const limiters = await installRateLimit(app, core.config, redis);
 
   await app.register(
     async (v1) => {
+      if (limiters !== undefined) v1.addHook('onRequest', limiters.perIp);
       installAuth(v1, core);
+      if (limiters !== undefined) v1.addHook('onRequest', limiters.perKey);
       accountRoutes(v1, core);
       keyRoutes(v1, core);
       sandboxRoutes(v1, core);
       messageRoutes(v1, core);
       requestRoutes(v1, core);
+      waitRoutes(v1, core);
     },
     { prefix: '/api/v1' },
   );

@@ -24,7 +24,14 @@ export interface TestApi {
 }
 
 export function testConfig(env: Record<string, string> = {}): Readonly<Config> {
-  return loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-test-dir', ...env });
+  // REST suites make hundreds of calls from one key; the REST limits have their own test.
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/nonexistent-test-dir',
+    RATE_LIMIT_API_PER_KEY: '1000000',
+    RATE_LIMIT_API_PER_IP: '1000000',
+    ...env,
+  });
 }
 
 export async function createTestApi(store: Store, env: Record<string, string> = {}): Promise<TestApi> {

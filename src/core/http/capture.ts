@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
+import type { EventBus } from '../events.ts';
 import { chooseRule, compileRules, fallbackRule, type CompiledRule, type RuleMatch } from '../mocks/match.ts';
 import { renderTemplate, RenderLimitError, type TemplateContext } from '../mocks/render.ts';
 import type { TemplatePart } from '../mocks/template.ts';
@@ -88,7 +89,7 @@ function corsPreflight(req: CapturedRequest): Array<[string, string]> {
   ];
 }
 
-export function createCaptureService(db: Kysely<Database>, clock: Clock, limits: RateLimits) {
+export function createCaptureService(db: Kysely<Database>, clock: Clock, limits: RateLimits, bus: EventBus) {
   const cache = new RuleCache();
 
   async function render(
@@ -203,7 +204,9 @@ export function createCaptureService(db: Kysely<Database>, clock: Clock, limits:
       } catch (err) {
         throw new AppError('unavailable', 'The request could not be recorded; retry later.', { cause: err });
       }
-      return stored ? { ...reply, requestId } : undefined;
+      if (!stored) return undefined;
+      bus.publish({ kind: 'request', sandboxId: target.sandboxId, id: requestId });
+      return { ...reply, requestId };
     },
   };
 }

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
+import type { EventBus } from '../events.ts';
 import { newId } from '../random.ts';
 import { insertMessages, lockLiveSandboxes } from '../store/repos/messages.ts';
 import type { Database, NewMessageRow } from '../store/schema.ts';
@@ -19,7 +20,7 @@ export interface IngestedMail {
   stored: Array<{ sandboxId: string; messageId: string }>;
 }
 
-export function createMailIngest(db: Kysely<Database>, clock: Clock) {
+export function createMailIngest(db: Kysely<Database>, clock: Clock, bus: EventBus) {
   return async function ingestMail(input: {
     raw: Uint8Array;
     envelopeFrom: string | null;
@@ -27,8 +28,9 @@ export function createMailIngest(db: Kysely<Database>, clock: Clock) {
   }): Promise<IngestedMail> {
     const parsed = await parseMessage(input.raw, input.envelopeFrom);
     const receivedAt = clock.now();
+    let result: IngestedMail;
     try {
-      return await db.transaction().execute(async (trx) => {
+      result = await db.transaction().execute(async (trx) => {
         const live = new Set(
           await lockLiveSandboxes(
             trx,
@@ -62,6 +64,9 @@ export function createMailIngest(db: Kysely<Database>, clock: Clock) {
     } catch (err) {
       throw new AppError('unavailable', 'The message could not be stored; retry later.', { cause: err });
     }
+    for (const { sandboxId, messageId } of result.stored)
+      bus.publish({ kind: 'message', sandboxId, id: messageId });
+    return result;
   };
 }
 

@@ -22,6 +22,10 @@ export type MessageDetailRow = Pick<MessageRow, (typeof DETAIL_COLUMNS)[number]>
 
 export interface MessageFilter {
   q?: string | undefined;
+  subjectContains?: string | undefined;
+  fromContains?: string | undefined;
+  /** Only this message (a wait checking one arrival). */
+  id?: string | undefined;
   capturedFor?: string | undefined;
   since?: Date | undefined;
   isRead?: boolean | undefined;
@@ -80,6 +84,11 @@ export async function listMessages(
       ),
     );
   }
+  if (filter.subjectContains !== undefined)
+    q = q.where('subject', 'ilike', likePattern(filter.subjectContains));
+  if (filter.fromContains !== undefined)
+    q = q.where('from_header', 'ilike', likePattern(filter.fromContains));
+  if (filter.id !== undefined) q = q.where('id', '=', filter.id);
   if (filter.since !== undefined) q = q.where('received_at', '>=', filter.since);
   if (filter.isRead !== undefined) q = q.where('is_read', '=', filter.isRead);
   if (cursor !== undefined) {

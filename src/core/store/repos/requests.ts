@@ -79,3 +79,24 @@ export async function deleteRequest(db: Kysely<Database>, sandboxId: string, id:
 export async function clearRequests(db: Kysely<Database>, sandboxId: string): Promise<void> {
   await db.deleteFrom('requests').where('sandbox_id', '=', sandboxId).execute();
 }
+
+export interface RequestWaitFilter {
+  method?: string | undefined;
+  pathContains?: string | undefined;
+  since?: Date | undefined;
+  id?: string | undefined;
+}
+
+/** The newest request matching a wait's filter (method exact, path substring), body included. */
+export async function findNewestMatchingRequest(
+  db: Kysely<Database>,
+  sandboxId: string,
+  filter: RequestWaitFilter,
+): Promise<RequestRow | undefined> {
+  let q = db.selectFrom('requests').selectAll().where('sandbox_id', '=', sandboxId);
+  if (filter.method !== undefined) q = q.where('method', '=', filter.method);
+  if (filter.pathContains !== undefined) q = q.where('path', 'like', likePattern(filter.pathContains));
+  if (filter.since !== undefined) q = q.where('received_at', '>=', filter.since);
+  if (filter.id !== undefined) q = q.where('id', '=', filter.id);
+  return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+}

@@ -1,0 +1,88 @@
+// Change events: "an item was committed in sandbox S" and "sandbox S is gone". In one process an in-memory
+// bus; with PostgreSQL also LISTEN/NOTIFY on one dedicated connection per process, carrying only ids, so a
+// wait in one process wakes when another process commits.
+import { randomUUID } from 'node:crypto';
+
+export type ChangeEvent =
+  | { kind: 'message' | 'request'; sandboxId: string; id: string }
+  | { kind: 'sandbox_deleted'; sandboxId: string };
+
+export type Listener = (event: ChangeEvent) => void;
+
+export interface EventTransport {
+  /** Sends an event to other processes. */
+  send(payload: string): Promise<void>;
+  /** Starts receiving other processes' payloads. */
+  start(onPayload: (payload: string) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+const KINDS = new Set(['message', 'request', 'sandbox_deleted']);
+
+export function encodeEvent(origin: string, e: ChangeEvent): string {
+  return [origin, e.kind, e.sandboxId, 'id' in e ? e.id : ''].join(':');
+}
+
+export function decodeEvent(payload: string): { origin: string; event: ChangeEvent } | undefined {
+  const [origin, kind, sandboxId, id] = payload.split(':');
+  if (origin === undefined || kind === undefined || sandboxId === undefined || !KINDS.has(kind))
+    return undefined;
+  if (kind === 'sandbox_deleted') return { origin, event: { kind, sandboxId } };
+  if (id === undefined || id === '') return undefined;
+  return { origin, event: { kind: kind as 'message' | 'request', sandboxId, id } };
+}
+
+export class EventBus {
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly origin = randomUUID();
+  private readonly transport: EventTransport | undefined;
+  private onSendError: (err: unknown) => void = () => {};
+
+  constructor(transport?: EventTransport) {
+    this.transport = transport;
+  }
+
+  async start(onSendError: (err: unknown) => void): Promise<void> {
+    this.onSendError = onSendError;
+    await this.transport?.start((payload) => {
+      const decoded = decodeEvent(payload);
+      // Our own notifications come back too; they were delivered locally already.
+      if (decoded !== undefined && decoded.origin !== this.origin) this.deliver(decoded.event);
+    });
+  }
+
+  /** Call after the change is committed. Local listeners run synchronously; other processes get it async. */
+  publish(event: ChangeEvent): void {
+    this.deliver(event);
+    this.transport?.send(encodeEvent(this.origin, event)).catch(this.onSendError);
+  }
+
+  subscribe(sandboxId: string, listener: Listener): () => void {
+    let set = this.listeners.get(sandboxId);
+    if (set === undefined) this.listeners.set(sandboxId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      const current = this.listeners.get(sandboxId);
+      if (current === undefined) return;
+      current.delete(listener);
+      if (current.size === 0) this.listeners.delete(sandboxId);
+    };
+  }
+
+  /** Listeners currently registered, across sandboxes. */
+  listenerCount(): number {
+    let n = 0;
+    for (const set of this.listeners.values()) n += set.size;
+    return n;
+  }
+
+  private deliver(event: ChangeEvent): void {
+    const set = this.listeners.get(event.sandboxId);
+    if (set === undefined) return;
+    for (const listener of [...set]) listener(event);
+  }
+
+  close(): Promise<void> {
+    return this.transport?.close() ?? Promise.resolve();
+  }
+}

@@ -1,0 +1,183 @@
+// Long-poll waits: return the newest already-captured match at once, else the first matching arrival,
+// else time out. The waiter subscribes before it checks the store, so no arrival falls in between.
+import type { Kysely } from 'kysely';
+import type { Clock } from './clock.ts';
+import { AppError, notFound } from './errors.ts';
+import type { ChangeEvent, EventBus } from './events.ts';
+import { toMessageDetail, type MessageDetail } from './messages.ts';
+import { toRequestDetail, type RequestDetail } from './requests.ts';
+import { findMessage, listMessages, type MessageFilter } from './store/repos/messages.ts';
+import { findNewestMatchingRequest, type RequestWaitFilter } from './store/repos/requests.ts';
+import { findSandbox } from './store/repos/sandboxes.ts';
+import type { Database } from './store/schema.ts';
+
+export const MAX_WAITS_PER_KEY = 50;
+
+export type WaitResult<T> = { status: 'found'; item: T } | { status: 'timeout'; nonMatching: number };
+
+export interface WaitOptions {
+  timeoutSeconds: number;
+  /** Aborted when the client goes away: the waiter is dropped at once. */
+  signal?: AbortSignal | undefined;
+  /** Counts against this key's concurrent waits. */
+  keyId?: string | undefined;
+}
+
+export type MessageWaitFilter = Pick<
+  MessageFilter,
+  'subjectContains' | 'fromContains' | 'capturedFor' | 'isRead' | 'since'
+>;
+
+export function createWaitService(
+  db: Kysely<Database>,
+  clock: Clock,
+  bus: EventBus,
+  options: { recheckMs: number | undefined },
+) {
+  let active = 0;
+  const perKey = new Map<string, number>();
+  const stops = new Set<() => void>();
+
+  function acquire(keyId: string | undefined): () => void {
+    if (keyId === undefined) return () => {};
+    const n = perKey.get(keyId) ?? 0;
+    if (n >= MAX_WAITS_PER_KEY) {
+      throw new AppError(
+        'rate_limited',
+        `This key already has ${MAX_WAITS_PER_KEY} waits open; let one finish or use another key.`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    perKey.set(keyId, n + 1);
+    return () => {
+      const left = (perKey.get(keyId) ?? 1) - 1;
+      if (left <= 0) perKey.delete(keyId);
+      else perKey.set(keyId, left);
+    };
+  }
+
+  async function wait<T>(
+    workspaceId: string,
+    sandboxId: string,
+    kind: 'message' | 'request',
+    find: (id: string | undefined) => Promise<T | undefined>,
+    opts: WaitOptions,
+  ): Promise<WaitResult<T>> {
+    const sandbox = await findSandbox(db, workspaceId, sandboxId, clock.now());
+    if (sandbox === undefined) throw notFound('The sandbox');
+    const release = acquire(opts.keyId);
+    active++;
+    const queue: Array<ChangeEvent | 'recheck'> = [];
+    let wake: (() => void) | undefined;
+    const poke = () => {
+      wake?.();
+      wake = undefined;
+    };
+    const unsubscribe = bus.subscribe(sandbox.id, (event) => {
+      if (event.kind === kind || event.kind === 'sandbox_deleted') {
+        queue.push(event);
+        poke();
+      }
+    });
+    let finished: 'timeout' | 'aborted' | undefined;
+    const end = (why: 'timeout' | 'aborted') => {
+      finished ??= why;
+      poke();
+    };
+    const timer = setTimeout(() => end('timeout'), opts.timeoutSeconds * 1000);
+    const onAbort = () => end('aborted');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const stop = () => end('timeout');
+    stops.add(stop);
+    // Across processes a notification can be lost while the listening connection reconnects.
+    let recheck: NodeJS.Timeout | undefined;
+    const scheduleRecheck = () => {
+      if (options.recheckMs === undefined) return;
+      const jitter = options.recheckMs * (0.8 + Math.random() * 0.4);
+      recheck = setTimeout(() => {
+        queue.push('recheck');
+        poke();
+        scheduleRecheck();
+      }, jitter);
+    };
+    scheduleRecheck();
+    let nonMatching = 0;
+    try {
+      if (opts.signal?.aborted) return { status: 'timeout', nonMatching };
+      const existing = await find(undefined);
+      if (existing !== undefined) return { status: 'found', item: existing };
+      for (;;) {
+        while (queue.length > 0 && finished === undefined) {
+          const next = queue.shift() as ChangeEvent | 'recheck';
+          if (next !== 'recheck' && next.kind === 'sandbox_deleted') throw notFound('The sandbox');
+          const item = await find(next === 'recheck' ? undefined : next.id);
+          if (item !== undefined) return { status: 'found', item };
+          if (next !== 'recheck') nonMatching++;
+        }
+        if (finished !== undefined) return { status: 'timeout', nonMatching };
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          if (queue.length > 0 || finished !== undefined) poke();
+        });
+      }
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(recheck);
+      opts.signal?.removeEventListener('abort', onAbort);
+      stops.delete(stop);
+      unsubscribe();
+      release();
+      active--;
+    }
+  }
+
+  return {
+    forMessage(
+      workspaceId: string,
+      sandboxId: string,
+      filter: MessageWaitFilter,
+      opts: WaitOptions,
+    ): Promise<WaitResult<MessageDetail>> {
+      return wait(
+        workspaceId,
+        sandboxId,
+        'message',
+        async (id) => {
+          const [row] = await listMessages(db, sandboxId, { ...filter, id }, 1, undefined);
+          if (row === undefined) return undefined;
+          const detail = await findMessage(db, sandboxId, row.id);
+          return detail === undefined ? undefined : toMessageDetail(detail);
+        },
+        opts,
+      );
+    },
+
+    forRequest(
+      workspaceId: string,
+      sandboxId: string,
+      filter: Omit<RequestWaitFilter, 'id'>,
+      opts: WaitOptions,
+    ): Promise<WaitResult<RequestDetail>> {
+      return wait(
+        workspaceId,
+        sandboxId,
+        'request',
+        async (id) => {
+          const row = await findNewestMatchingRequest(db, sandboxId, { ...filter, id });
+          return row === undefined ? undefined : toRequestDetail(row);
+        },
+        opts,
+      );
+    },
+
+    /** Waits open right now (for tests and metrics). */
+    active: () => active,
+
+    /** Shutdown: every open wait answers with its timeout reply now. */
+    endAll(): void {
+      for (const stop of [...stops]) stop();
+    },
+  };
+}
+
+export type WaitService = ReturnType<typeof createWaitService>;
