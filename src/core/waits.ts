@@ -110,6 +110,13 @@ export function createWaitService(
         while (queue.length > 0 && finished === undefined) {
           const next = queue.shift() as ChangeEvent | 'recheck';
           if (next !== 'recheck' && next.kind === 'sandbox_deleted') throw notFound('The sandbox');
+          // A lost notification may also have been a deletion.
+          if (
+            next === 'recheck' &&
+            (await findSandbox(db, workspaceId, sandboxId, clock.now())) === undefined
+          ) {
+            throw notFound('The sandbox');
+          }
           const item = await find(next === 'recheck' ? undefined : next.id);
           if (item !== undefined) return { status: 'found', item };
           if (next !== 'recheck') nonMatching++;

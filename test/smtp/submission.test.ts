@@ -123,7 +123,7 @@ class Wire {
   }
 
   write(data: string | Buffer): void {
-    this.#socket.write(typeof data === 'string' ? Buffer.from(data, 'latin1') : data);
+    this.#socket.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
   }
 
   async command(line: string, timeoutMs?: number): Promise<Reply> {
@@ -222,7 +222,7 @@ async function smtplib(spec: SmtplibSpec): Promise<SmtplibResult> {
 /** The same helper, for a spec too large for a command-line argument: the JSON goes in on stdin. */
 async function smtplibLarge(spec: SmtplibSpec): Promise<SmtplibResult> {
   const code =
-    'import json, runpy, sys\n' +
+    'import runpy, sys\n' +
     'spec = sys.stdin.read()\n' +
     'path = sys.argv[1]\n' +
     'sys.argv = [path, spec]\n' +
@@ -290,13 +290,16 @@ function sizedMessage(total: number, subject: string): Buffer {
   return buf;
 }
 
-describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend) => {
+describeEachStore('SMTP submission listener', (getStore, backend: StoreBackend) => {
+  // Every server has its own in-memory limits, and every client here is 127.0.0.1: this suite stays under
+  // 120 MAILs and under the 10 failed AUTHs per IP (smtplib tries PLAIN then LOGIN, so one smtplib login
+  // with a bad credential counts twice). The limit tests get servers of their own.
   describe('protocol, auth and capture', () => {
     let store: Store;
     let server: TestServer;
     let port: number;
     before(async () => {
-      store = await backend.open();
+      store = getStore(); // closing it twice (server, then describeEachStore) is harmless
       server = await startTestServer(store);
       port = server.ports.smtp;
     });
@@ -309,10 +312,14 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
       return { ws, sandbox: await ws.createSandbox(body) };
     }
 
-    it('advertises STARTTLS and SIZE 10485760 before TLS, AUTH PLAIN LOGIN after it', async () => {
+    it('a sandbox reports the submission listener as smtpHost/smtpPort and its id as smtpUsername', async () => {
       const { sandbox } = await fresh();
-      assert.equal(sandbox.smtpPort, port);
       assert.equal(sandbox.smtpUsername, sandbox.id);
+      assert.equal(sandbox.smtpHost, '127.0.0.1');
+      assert.equal(sandbox.smtpPort, port);
+    });
+
+    it('advertises STARTTLS and SIZE 10485760 before TLS, AUTH PLAIN LOGIN after it', async () => {
       const wire = await Wire.open(port);
       try {
         const ehlo = await wire.command('EHLO raw.test');
@@ -323,10 +330,10 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
         assert.ok(features.includes('PIPELINING'), ehlo.text);
         await wire.startTls();
         const secure = await wire.command('EHLO raw.test');
-        const after = secure.lines.map((l) => l.slice(4));
-        assert.ok(after.includes('AUTH PLAIN LOGIN'), secure.text);
-        assert.ok(after.includes(`SIZE ${MAX_BYTES}`), secure.text);
-        assert.ok(!after.includes('STARTTLS'), secure.text);
+        const secureFeatures = secure.lines.map((l) => l.slice(4));
+        assert.ok(secureFeatures.includes('AUTH PLAIN LOGIN'), secure.text);
+        assert.ok(secureFeatures.includes(`SIZE ${MAX_BYTES}`), secure.text);
+        assert.ok(!secureFeatures.includes('STARTTLS'), secure.text);
       } finally {
         wire.close();
       }
@@ -493,11 +500,10 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
       assert.equal(err.responseCode, 535);
     });
 
-    it('any syntactically valid recipient is accepted and kept in capturedFor as sent', async () => {
+    it('any syntactically valid recipient is accepted and kept in capturedFor', async () => {
       const { ws, sandbox } = await fresh();
       const rcpts = [
         'someone@example.com',
-        'UPPER.Case@Example.ORG',
         'first.last+tag@sub.domain.invalid',
         'user@[127.0.0.1]',
         'postmaster@localhost',
@@ -516,6 +522,30 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
       const m = await onlyMessage(ws, sandbox.id);
       assert.deepEqual(m.capturedFor, rcpts);
       assert.deepEqual(m.to, ['someone@example.com']);
+    });
+
+    it('a mixed-case recipient is kept as sent and matched case-insensitively by the capturedFor filter', async () => {
+      const { ws, sandbox } = await fresh();
+      const wire = await authedWire(port, sandbox);
+      try {
+        const r = await wireSend(
+          wire,
+          'a@sender.test',
+          ['UPPER.Case@Example.ORG', 'other@example.org'],
+          'Subject: mixed case\r\n\r\nx\r\n',
+        );
+        assert.equal(r.code, 250, r.text);
+      } finally {
+        wire.close();
+      }
+      const m = await onlyMessage(ws, sandbox.id);
+      assert.deepEqual(m.capturedFor, ['UPPER.Case@Example.ORG', 'other@example.org']);
+      const found = await listMessages(ws, sandbox.id, '?capturedFor=upper.case%40example.org');
+      assert.deepEqual(
+        found.map((x) => x.id),
+        [m.id],
+      );
+      assert.deepEqual(await listMessages(ws, sandbox.id, '?capturedFor=upper.case'), []);
     });
 
     it('a syntactically invalid RCPT address is 501 and the session goes on', async () => {
@@ -592,6 +622,66 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
         byCapturedFor.map((m) => m.subject),
         ['To vs envelope'],
       );
+    });
+
+    it('encoded headers are decoded, a leading-dot line survives dot-stuffing, sizeBytes is the raw size', async () => {
+      const { ws, sandbox } = await fresh();
+      const t = transport(port, sandbox);
+      await t.sendMail({
+        from: { name: 'Jürgen Müller', address: 'juergen@sender.test' },
+        to: { name: 'Zoë', address: 'zoe@rcpt.test' },
+        subject: 'Grüße 👋 — Bestätigung',
+        text: 'line one\n.starts with a dot\n..two dots\nend',
+      });
+      t.close();
+      const m = await onlyMessage(ws, sandbox.id);
+      assert.equal(m.subject, 'Grüße 👋 — Bestätigung');
+      assert.equal(m.from, 'Jürgen Müller <juergen@sender.test>');
+      assert.deepEqual(m.to, ['Zoë <zoe@rcpt.test>']);
+      assert.equal(m.textBody?.trimEnd(), 'line one\n.starts with a dot\n..two dots\nend');
+      const raw = await rawOf(ws, sandbox.id, m.id);
+      assert.equal(m.sizeBytes, raw.length);
+      assert.ok(raw.includes('\r\n.starts with a dot\r\n..two dots\r\n'), 'the raw source is un-stuffed');
+    });
+
+    it('a message with only a Bcc recipient has an empty to and the Bcc address in capturedFor', async () => {
+      const { ws, sandbox } = await fresh();
+      const t = transport(port, sandbox);
+      await t.sendMail({ from: 'a@sender.test', bcc: 'only-bcc@rcpt.test', subject: 'bcc only', text: 'x' });
+      t.close();
+      const m = await onlyMessage(ws, sandbox.id);
+      assert.deepEqual(m.to, []);
+      assert.deepEqual(m.capturedFor, ['only-bcc@rcpt.test']);
+      assert.ok(!m.headers.some((h) => /only-bcc/.test(h.value)), 'the Bcc address is in no header');
+    });
+
+    it("the credential selects the sandbox: a recipient in another sandbox's capture domain does not reach it", async () => {
+      const { ws, sandbox } = await fresh();
+      const { ws: ws2, sandbox: other } = await fresh();
+      const rcpt = `inbox@${other.id}.capture.localhost`;
+      const t = transport(port, sandbox);
+      await t.sendMail({ from: 'a@sender.test', to: rcpt, subject: 'credential decides', text: 'x' });
+      t.close();
+      assert.deepEqual((await onlyMessage(ws, sandbox.id)).capturedFor, [rcpt]);
+      assert.deepEqual(await listMessages(ws2, other.id), []);
+    });
+
+    it('an SMTPUTF8 recipient with non-ASCII local part and domain is accepted and kept', async () => {
+      const { ws, sandbox } = await fresh();
+      const wire = await authedWire(port, sandbox);
+      try {
+        assert.equal((await wire.command('MAIL FROM:<a@sender.test> SMTPUTF8')).code, 250);
+        const r = await wire.command('RCPT TO:<josé@bücher.example>');
+        assert.equal(r.code, 250, r.text);
+        assert.equal((await wire.command('DATA')).code, 354);
+        wire.write('Subject: utf8\r\nTo: josé@bücher.example\r\n\r\nx\r\n.\r\n');
+        assert.equal((await wire.read()).code, 250);
+      } finally {
+        wire.close();
+      }
+      const m = await onlyMessage(ws, sandbox.id);
+      assert.deepEqual(m.capturedFor, ['josé@bücher.example']);
+      assert.deepEqual(m.to, ['josé@bücher.example']);
     });
 
     it('deleting a sandbox stops its credentials at once: AUTH 535, an open session gets 550 at MAIL', async () => {
@@ -967,7 +1057,7 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
     });
   });
 
-  describe('failed AUTH caps', () => {
+  describe('default limits: failed AUTH caps, 120 messages per IP', () => {
     let server: TestServer;
     before(async () => {
       server = await startTestServer(await backend.open());
@@ -984,6 +1074,32 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
       return wire;
     }
 
+    it('the 121st MAIL from one IP gets 421 4.7.0 and is not stored', async () => {
+      const ws = await server.workspace();
+      const sandbox = await ws.createSandbox();
+      const t = transport(server.ports.smtp, sandbox, {
+        pool: true,
+        maxConnections: 1,
+        maxMessages: Infinity,
+      });
+      const sends = Array.from({ length: 121 }, (_, i) =>
+        t.sendMail({ from: 'a@s.test', to: 'b@r.test', subject: `msg ${i + 1}`, text: '.' }),
+      );
+      const results = await Promise.allSettled(sends);
+      t.close();
+      const fulfilled = results.filter((r) => r.status === 'fulfilled');
+      assert.equal(fulfilled.length, 120);
+      const last = results[120] as PromiseSettledResult<unknown>;
+      assert.equal(last.status, 'rejected');
+      const err = (last as PromiseRejectedResult).reason as { responseCode: number; response: string };
+      assert.equal(err.responseCode, 421);
+      assert.match(err.response, /^421 4\.7\.0 /);
+      const items = await listMessages(ws, sandbox.id, '?limit=200');
+      assert.equal(items.length, 120);
+      assert.ok(!items.some((m) => m.subject === 'msg 121'));
+    });
+
+    // After the message-rate test: this one leaves AUTH from 127.0.0.1 blocked for 10 minutes.
     it('per connection: the 3rd failure is 421 4.7.0 and the connection closes; per IP: after 10, even a right password is 421', async () => {
       const ws = await server.workspace();
       const sandbox = await ws.createSandbox();
@@ -1043,55 +1159,15 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
       } finally {
         blocked.close();
       }
-      const result = await smtplib({
-        port: server.ports.smtp,
-        starttls: true,
-        username: sandbox.smtpUsername,
-        password: sandbox.smtpPassword,
-        mail_from: 'a@sender.test',
-        rcpt_to: ['b@rcpt.test'],
-        subject: 'blocked',
-        body: 'x',
-      });
-      assert.ok(!result.ok);
-      assert.equal(result.stage, 'auth');
-      assert.equal(result.code, 421);
-      assert.deepEqual(await listMessages(ws, sandbox.id), []);
-    });
-  });
-
-  describe('rate limit per IP (default 120 per 60 s)', () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(await backend.open());
-    });
-    after(async () => {
-      await server.close();
-    });
-
-    it('the 121st MAIL from one IP gets 421 4.7.0 and is not stored', async () => {
-      const ws = await server.workspace();
-      const sandbox = await ws.createSandbox();
-      const t = transport(server.ports.smtp, sandbox, {
-        pool: true,
-        maxConnections: 1,
-        maxMessages: Infinity,
-      });
-      const sends = Array.from({ length: 121 }, (_, i) =>
-        t.sendMail({ from: 'a@s.test', to: 'b@r.test', subject: `msg ${i + 1}`, text: '.' }),
+      // nodemailer, with the right password, is refused the same way
+      const t = transport(server.ports.smtp, sandbox);
+      const err = await refusal(
+        t.sendMail({ from: 'a@s.test', to: 'b@r.test', subject: 'blocked', text: 'x' }),
       );
-      const results = await Promise.allSettled(sends);
       t.close();
-      const fulfilled = results.filter((r) => r.status === 'fulfilled');
-      assert.equal(fulfilled.length, 120);
-      const last = results[120] as PromiseSettledResult<unknown>;
-      assert.equal(last.status, 'rejected');
-      const err = (last as PromiseRejectedResult).reason as { responseCode: number; response: string };
       assert.equal(err.responseCode, 421);
       assert.match(err.response, /^421 4\.7\.0 /);
-      const items = await listMessages(ws, sandbox.id, '?limit=200');
-      assert.equal(items.length, 120);
-      assert.ok(!items.some((m) => m.subject === 'msg 121'));
+      assert.deepEqual(await listMessages(ws, sandbox.id), []);
     });
   });
 
@@ -1134,7 +1210,7 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
     });
   });
 
-  describe('RATE_LIMITS=off', () => {
+  describe('RATE_LIMITS=off; graceful shutdown', () => {
     let server: TestServer;
     before(async () => {
       server = await startTestServer(await backend.open(), { RATE_LIMITS: 'off' });
@@ -1166,6 +1242,31 @@ describeEachStore('SMTP submission listener', (_getStore, backend: StoreBackend)
       const items = await listMessages(ws, sandbox.id, '?limit=200');
       assert.equal(items.length, 130);
       assert.equal(new Set(items.map((m) => m.subject)).size, 130);
+    });
+
+    // Last in this suite: it closes the server (the after hook's close is then a no-op).
+    it('a DATA in flight when the server closes still gets 250; new commands then get 421', async () => {
+      const ws = await server.workspace();
+      const sandbox = await ws.createSandbox();
+      const wire = await authedWire(server.ports.smtp, sandbox);
+      let closed: Promise<void> | undefined;
+      try {
+        assert.equal((await wire.command('MAIL FROM:<a@sender.test>')).code, 250);
+        assert.equal((await wire.command('RCPT TO:<b@rcpt.test>')).code, 250);
+        assert.equal((await wire.command('DATA')).code, 354);
+        wire.write('Subject: in flight\r\n\r\nfirst half\r\n');
+        closed = server.close();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        wire.write('second half\r\n.\r\n');
+        const reply = await wire.read();
+        assert.equal(reply.code, 250, reply.text);
+        assert.match(reply.text, /^2\.6\.0 Captured [0-9a-f-]{36}$/); // the id of the committed row
+        const next = await wire.command('MAIL FROM:<a@sender.test>');
+        assert.equal(next.code, 421, next.text);
+      } finally {
+        wire.close();
+      }
+      await closed;
     });
   });
 });

@@ -1,0 +1,370 @@
+// Two real `sandtrap serve` processes on one PostgreSQL database (design section 8, multi-instance): a wait
+// on one process returns mail and requests captured by the other, woken by LISTEN/NOTIFY rather than by the
+// 15 s re-check; TTL sweeps run under the advisory lock, so an expired sandbox is removed (with its
+// captures) by exactly one process, and open waits on both processes end with 404 when it goes.
+// Runs only when TEST_DATABASE_URL is set (as .ci/run does); each run uses a fresh database of its own.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import nodemailer from 'nodemailer';
+import pg from 'pg';
+import type { components } from '../../openapi/schema.d.ts';
+import { cleanupProcesses, runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+
+type Schemas = components['schemas'];
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+const skip =
+  TEST_DATABASE_URL === undefined || TEST_DATABASE_URL === ''
+    ? 'TEST_DATABASE_URL is unset (set it to a PostgreSQL URL, e.g. postgres://postgres@127.0.0.1:5432/test)'
+    : false;
+
+/** Cross-process wake-ups must beat this; the periodic re-check alone would take 12-18 s. */
+const MAX_WAKE_MS = 2_000;
+const SWEEP_LINE = 'sweep removed expired sandboxes and old captures';
+
+/** `url` with its database name replaced. */
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+interface Timed<T> {
+  res: Response;
+  body: T | undefined;
+  /** performance.now() when the response headers arrived. */
+  at: number;
+}
+
+/** An API call with a bounded time; the JSON body (if any) is parsed. */
+async function call<T>(
+  server: ServerProcess,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 10_000,
+): Promise<Timed<T>> {
+  const res = await fetch(`${server.apiUrl}/api/v1${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    body: body === undefined ? null : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const at = performance.now();
+  const text = await res.text();
+  return { res, at, body: text === '' ? undefined : (JSON.parse(text) as T) };
+}
+
+/** A long-poll wait started now; `settled` flips once it answered, so a test can tell it was still open. */
+function openWait<T>(server: ServerProcess, key: string, path: string) {
+  const state = { settled: false };
+  const promise = call<T>(server, key, 'GET', path, undefined, 25_000).finally(() => {
+    state.settled = true;
+  });
+  // Keep an early rejection from being reported as unhandled before the test awaits it.
+  promise.catch(() => undefined);
+  return { state, promise };
+}
+
+/** Polls `check` every 100 ms until it returns true; fails after `timeoutMs`. */
+async function until(description: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting until ${description}`);
+    await sleep(100);
+  }
+}
+
+/** The `sweep` objects of a process's "sweep removed ..." log lines. */
+function sweepLogs(server: ServerProcess): Array<{ expiredSandboxes?: number }> {
+  return server
+    .logs()
+    .filter((l) => l.msg === SWEEP_LINE)
+    .map((l) => (l.sweep ?? {}) as { expiredSandboxes?: number });
+}
+
+describe('two serve processes on one PostgreSQL', { skip }, () => {
+  const databaseName = `sandtrap_mp_${randomBytes(6).toString('hex')}`;
+  let databaseUrl: string;
+  let admin: pg.Client | undefined;
+  let db: pg.Client | undefined;
+  let a: ServerProcess | undefined;
+  let b: ServerProcess | undefined;
+  let key: string;
+
+  const A = () => a ?? assert.fail('process A is not running');
+  const B = () => b ?? assert.fail('process B is not running');
+
+  before(async () => {
+    const baseUrl = TEST_DATABASE_URL as string;
+    admin = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 5_000 });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${databaseName}"`);
+    databaseUrl = withDatabase(baseUrl, databaseName);
+    // A Client, not a Pool: Client.end() resolves once the connection is closed, so the forced DROP in
+    // `after` never terminates a connection this process still has open.
+    db = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+    db.on('error', () => undefined);
+    await db.connect();
+
+    const generated = await runCli(['keys', 'generate']);
+    assert.equal(generated.code, 0, generated.stderr);
+    key = generated.stdout.trim();
+    assert.match(key, /^stk_\w+$/);
+
+    const env = {
+      DATABASE_URL: databaseUrl,
+      BOOTSTRAP_API_KEY: key,
+      SWEEP_INTERVAL_SECONDS: '1',
+      LOG_LEVEL: 'info',
+    };
+    // One after the other: the first migrates the fresh database and creates workspace "default".
+    a = await startServerProcess({ env });
+    await a.waitHealthy(20_000);
+    b = await startServerProcess({ env });
+    await b.waitHealthy(20_000);
+  });
+
+  after(async () => {
+    const problems: string[] = [];
+    for (const [name, server] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
+      if (server === undefined) continue;
+      try {
+        const code = await server.stop('SIGTERM', 15_000);
+        if (code !== 0) problems.push(`process ${name} exited with ${code}:\n${server.stderr.slice(-2000)}`);
+      } catch (err) {
+        problems.push(`process ${name} did not stop on SIGTERM: ${String(err)}`);
+      }
+    }
+    await db?.end().catch(() => undefined);
+    if (admin !== undefined) {
+      await admin
+        .query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`)
+        .catch((err: unknown) => problems.push(`could not drop ${databaseName}: ${String(err)}`));
+      await admin.end().catch(() => undefined);
+    }
+    await cleanupProcesses();
+    if (problems.length > 0) assert.fail(problems.join('\n'));
+  });
+
+  test('both processes accept the bootstrap key and share one workspace', async () => {
+    const [wa, wb] = await Promise.all([
+      call<Schemas['WhoAmI']>(A(), key, 'GET', '/whoami'),
+      call<Schemas['WhoAmI']>(B(), key, 'GET', '/whoami'),
+    ]);
+    assert.equal(wa.res.status, 200);
+    assert.equal(wb.res.status, 200);
+    assert.equal(wa.body?.workspaceName, 'default');
+    assert.equal(wb.body?.workspaceId, wa.body?.workspaceId);
+  });
+
+  test(
+    'a message wait on A returns mail sent to B, woken by the notification',
+    { timeout: 30_000 },
+    async () => {
+      const created = await call<Schemas['Sandbox']>(A(), key, 'POST', '/sandboxes', { name: 'cross-mail' });
+      assert.equal(created.res.status, 201);
+      const sb = created.body as Schemas['Sandbox'];
+
+      const wait = openWait<Schemas['MessageDetail']>(
+        A(),
+        key,
+        `/sandboxes/${sb.id}/messages/wait?timeoutSeconds=20&subjectContains=cross`,
+      );
+      await sleep(300);
+      assert.equal(wait.state.settled, false, 'the wait answered before any mail was sent');
+
+      const subject = `cross-process ${randomBytes(4).toString('hex')}`;
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: B().ports.smtp,
+        secure: false,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+        auth: { user: sb.smtpUsername, pass: sb.smtpPassword },
+        connectionTimeout: 5_000,
+        greetingTimeout: 5_000,
+        socketTimeout: 10_000,
+      });
+      try {
+        const info = await transport.sendMail({
+          from: 'app@example.test',
+          to: 'user@example.test',
+          subject,
+          text: 'sent to process B, awaited on process A',
+        });
+        const acceptedAt = performance.now();
+        assert.match(info.response, /^250 /);
+
+        const { res, body, at } = await wait.promise;
+        const latency = Math.max(0, at - acceptedAt);
+        console.log(`cross-process message wake: ${latency.toFixed(1)} ms (250 on B to 200 on A)`);
+        assert.equal(res.status, 200);
+        assert.equal(body?.subject, subject);
+        assert.ok(latency < MAX_WAKE_MS, `A answered ${latency.toFixed(0)} ms after B's 250`);
+
+        const listed = await call<{ items: Schemas['MessageSummary'][] }>(
+          B(),
+          key,
+          'GET',
+          `/sandboxes/${sb.id}/messages`,
+        );
+        assert.equal(listed.res.status, 200);
+        assert.deepEqual(
+          listed.body?.items.map((m) => [m.id, m.subject]),
+          [[body?.id, subject]],
+        );
+      } finally {
+        transport.close();
+      }
+    },
+  );
+
+  test(
+    'a request wait on B returns a request captured by A, woken by the notification',
+    { timeout: 30_000 },
+    async () => {
+      const created = await call<Schemas['Sandbox']>(A(), key, 'POST', '/sandboxes', { name: 'cross-http' });
+      assert.equal(created.res.status, 201);
+      const sb = created.body as Schemas['Sandbox'];
+
+      const wait = openWait<Schemas['RequestDetail']>(
+        B(),
+        key,
+        `/sandboxes/${sb.id}/requests/wait?timeoutSeconds=20&pathContains=/cross`,
+      );
+      await sleep(300);
+      assert.equal(wait.state.settled, false, 'the wait answered before any request was captured');
+
+      const captured = await fetch(`http://127.0.0.1:${A().ports.capture}/${sb.id}/cross?n=1`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ via: 'A' }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const capturedAt = performance.now();
+      await captured.arrayBuffer();
+      assert.ok(captured.status < 500, `capture answered ${captured.status}`);
+
+      const { res, body, at } = await wait.promise;
+      const latency = Math.max(0, at - capturedAt);
+      console.log(`cross-process request wake: ${latency.toFixed(1)} ms (capture reply on A to 200 on B)`);
+      assert.equal(res.status, 200);
+      assert.equal(body?.method, 'POST');
+      assert.equal(body?.path, '/cross');
+      assert.ok(latency < MAX_WAKE_MS, `B answered ${latency.toFixed(0)} ms after A's capture reply`);
+
+      const listed = await call<{ items: Schemas['RequestSummary'][] }>(
+        A(),
+        key,
+        'GET',
+        `/sandboxes/${sb.id}/requests`,
+      );
+      assert.equal(listed.res.status, 200);
+      assert.deepEqual(
+        listed.body?.items.map((r) => r.id),
+        [body?.id],
+      );
+    },
+  );
+
+  test(
+    'an expired sandbox is swept once, by one process, with its captures',
+    { timeout: 30_000 },
+    async () => {
+      const conn = db ?? assert.fail('no database connection');
+      const created = await call<Schemas['Sandbox']>(A(), key, 'POST', '/sandboxes', {
+        name: 'e',
+        ephemeral: true,
+        ttlMinutes: 1,
+      });
+      assert.equal(created.res.status, 201);
+      const sb = created.body as Schemas['Sandbox'];
+      assert.equal(sb.isEphemeral, true);
+
+      const captured = await fetch(`http://127.0.0.1:${A().ports.capture}/${sb.id}/soon-gone`, {
+        method: 'POST',
+        body: 'x',
+        signal: AbortSignal.timeout(10_000),
+      });
+      await captured.arrayBuffer();
+      assert.ok(captured.status < 500, `capture answered ${captured.status}`);
+      const stored = await conn.query<{ n: string }>(
+        'SELECT count(*) AS n FROM requests WHERE sandbox_id = $1',
+        [sb.id],
+      );
+      assert.equal(stored.rows[0]?.n, '1');
+
+      // Waits open on both processes; the deletion event must end both (one locally, one across processes).
+      const waitPath = `/sandboxes/${sb.id}/requests/wait?timeoutSeconds=20&pathContains=/never`;
+      const waits = [openWait(A(), key, waitPath), openWait(B(), key, waitPath)];
+      await sleep(300);
+      assert.ok(
+        waits.every((w) => !w.state.settled),
+        'a wait on the ephemeral sandbox answered early',
+      );
+      const sweptBefore = [sweepLogs(A()).length, sweepLogs(B()).length];
+
+      const expired = await conn.query(
+        `UPDATE sandboxes SET expires_at = now() - interval '1 second' WHERE id = $1`,
+        [sb.id],
+      );
+      assert.equal(expired.rowCount, 1);
+
+      await until('the expired sandbox row is gone', 10_000, async () => {
+        const r = await conn.query('SELECT 1 FROM sandboxes WHERE id = $1', [sb.id]);
+        return r.rowCount === 0;
+      });
+      const goneAt = performance.now();
+      const left = await conn.query<{ n: string }>(
+        'SELECT count(*) AS n FROM requests WHERE sandbox_id = $1',
+        [sb.id],
+      );
+      assert.equal(left.rows[0]?.n, '0', 'the swept sandbox still has captured requests');
+
+      for (const [i, w] of waits.entries()) {
+        const { res, at } = await w.promise;
+        assert.equal(res.status, 404, `the wait on process ${i === 0 ? 'A' : 'B'} answered ${res.status}`);
+        assert.ok(
+          at - goneAt < MAX_WAKE_MS,
+          `the wait on process ${i === 0 ? 'A' : 'B'} ended ${(at - goneAt).toFixed(0)} ms after the sweep`,
+        );
+      }
+
+      // The sweeping process logs right after its commit; then allow two more sweep intervals on both.
+      await until('a process logs the sweep', 5_000, async () =>
+        [A(), B()].some((s) => sweepLogs(s).some((l) => (l.expiredSandboxes ?? 0) >= 1)),
+      );
+      await sleep(2_200);
+      const perProcess = [A(), B()].map((s, i) =>
+        sweepLogs(s)
+          .slice(sweptBefore[i])
+          .filter((l) => (l.expiredSandboxes ?? 0) >= 1),
+      );
+      const describeLogs = () => JSON.stringify({ A: perProcess[0], B: perProcess[1] });
+      assert.deepEqual(
+        perProcess.map((lines) => lines.length).sort(),
+        [0, 1],
+        `expected one sweep line in exactly one process: ${describeLogs()}`,
+      );
+      assert.equal(perProcess.flat()[0]?.expiredSandboxes, 1, describeLogs());
+
+      for (const server of [A(), B()]) {
+        const got = await call(server, key, 'GET', `/sandboxes/${sb.id}`);
+        assert.equal(got.res.status, 404);
+      }
+    },
+  );
+});
