@@ -67,7 +67,10 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
   const trust = proxyaddr.compile(core.config.trustedProxies);
   const domain = core.config.captureDomain;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** `expectsContinue`: the client waits for 100 Continue, sent only once the request is admitted. */
+  async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
+    // A refused client that was told nothing may still send its body: don't keep that connection.
+    if (expectsContinue) res.setHeader('Connection', 'close');
     const incoming = req.headers['x-request-id'];
     res.setHeader(
       'X-Request-Id',
@@ -103,6 +106,10 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     if (declared > MAX_CAPTURE_BODY_BYTES) {
       res.setHeader('Connection', 'close');
       return problem(res, 413, 'Payload too large', 'The body is over 5 MB; nothing was recorded.');
+    }
+    if (expectsContinue) {
+      res.removeHeader('Connection');
+      res.writeContinue();
     }
     const body = await readBody(req);
     if (body === 'aborted') return;
@@ -143,22 +150,25 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
       keepAliveTimeout: 5_000,
       maxHeaderSize: 64 * 1024,
     },
-    (req, res) => {
-      handle(req, res).catch((err: unknown) => {
-        log.error({ err, url: req.url }, 'capture failed');
-        if (res.headersSent) return void res.destroy();
-        problem(
-          res,
-          503,
-          'Service unavailable',
-          'The request could not be recorded; nothing was kept. Retry later.',
-          {
-            'X-Sandtrap-Error': 'store unavailable',
-          },
-        );
-      });
-    },
+    (req, res) => serve(req, res, false),
   );
+  server.on('checkContinue', (req, res) => serve(req, res, true));
+
+  function serve(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
+    handle(req, res, expectsContinue).catch((err: unknown) => {
+      log.error({ err, url: req.url }, 'capture failed');
+      if (res.headersSent) return void res.destroy();
+      problem(
+        res,
+        503,
+        'Service unavailable',
+        'The request could not be recorded; nothing was kept. Retry later.',
+        {
+          'X-Sandtrap-Error': 'store unavailable',
+        },
+      );
+    });
+  }
   server.on('clientError', (err, socket) => {
     if (socket.writable)
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');

@@ -114,6 +114,8 @@ export function createCaptureService(db: Kysely<Database>, clock: Clock, limits:
     const headers: Array<[string, string]> = rule.headers.map(([name, parts]) => {
       const rendered = renderTemplate(parts, ctx, 8192);
       if (/[\r\n\0]/.test(rendered)) throw new ReplyError(`header ${name} rendered a CR, LF or NUL`);
+      // HTTP/1.1 header values are bytes; text beyond Latin-1 has no faithful encoding there.
+      if (/[^\x00-\xff]/.test(rendered)) throw new ReplyError(`header ${name} rendered text beyond Latin-1`);
       return [name, rendered];
     });
     const bodyText = rule.body === null ? '' : renderTemplate(rule.body, ctx, MAX_REPLY_BYTES);
@@ -124,6 +126,10 @@ export function createCaptureService(db: Kysely<Database>, clock: Clock, limits:
         'Content-Type',
         looksLikeJson(bodyText) ? 'application/json' : 'text/plain; charset=utf-8',
       ]);
+    }
+    // A 1xx is informational: it cannot be the final answer a sender waits for.
+    if (rule.rule.statusCode < 200) {
+      throw new ReplyError(`status ${rule.rule.statusCode} cannot be a final response`);
     }
     return { status: rule.rule.statusCode, headers, body };
   }
@@ -169,7 +175,10 @@ export function createCaptureService(db: Kysely<Database>, clock: Clock, limits:
             reply = {
               status: 500,
               headers: [
-                ['X-Sandtrap-Error', `mock rule "${mockName}" failed: ${message}`],
+                [
+                  'X-Sandtrap-Error',
+                  `mock rule "${mockName}" failed: ${message}`.replace(/[^\x20-\x7e]/g, '?'),
+                ],
                 ['Content-Type', 'application/json'],
               ],
               body: Buffer.from(JSON.stringify({ error: `mock rule failed: ${message}` })),

@@ -99,13 +99,8 @@ export function bodyText(body: Uint8Array): {
   const cut = truncated ? body.subarray(0, MAX_BODY_TEXT_BYTES) : body;
   if (isUtf8(body)) {
     // A cut may split a character: drop the partial tail rather than emit a replacement character.
-    return {
-      body: asBuffer(cut)
-        .toString('utf8')
-        .replace(/\uFFFD+$/, ''),
-      encoding: 'utf8',
-      truncated,
-    };
+    const text = asBuffer(cut).toString('utf8');
+    return { body: truncated ? text.replace(/\uFFFD+$/, '') : text, encoding: 'utf8', truncated };
   }
   return { body: asBuffer(cut).toString('base64'), encoding: 'base64', truncated };
 }

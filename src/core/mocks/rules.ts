@@ -54,6 +54,9 @@ function checkRule(input: MockRuleInput, at: string, errors: FieldError[]): Stor
       errors.push({ path, message: 'is set by the server and cannot be set by a rule' });
     }
     if (/[\r\n\0]/.test(value)) errors.push({ path, message: 'a header value cannot contain CR, LF or NUL' });
+    if (/[^\x00-\xff]/.test(value)) {
+      errors.push({ path, message: 'a header value must be Latin-1 text; percent-encode anything else' });
+    }
     const parsed = parseTemplate(value);
     if (!parsed.ok) errors.push({ path, message: parsed.message });
     headers[name] = value;
