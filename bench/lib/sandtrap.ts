@@ -1,0 +1,99 @@
+// Starts sandtrap as a real child process for a benchmark (rate limits off), and reads its RSS.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface BenchServer {
+  child: ChildProcess;
+  apiUrl: string;
+  ports: { api: number; smtp: number; capture: number };
+  key: string;
+  rssBytes(): number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function generateKey(): string {
+  return execFileSync(process.execPath, ['src/cli/main.ts', 'keys', 'generate'], {
+    cwd: root,
+    encoding: 'utf8',
+  }).trim();
+}
+
+export async function startSandtrap(
+  env: Record<string, string> = {},
+  key = generateKey(),
+): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandtrap-bench-'));
+  const ports = { api: await freePort(), smtp: await freePort(), capture: await freePort() };
+  const child = spawn(process.execPath, ['src/cli/main.ts', 'serve'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: dataDir,
+      API_PORT: String(ports.api),
+      SMTP_PORT: String(ports.smtp),
+      SMTP_INBOUND_PORT: '0',
+      CAPTURE_PORT: String(ports.capture),
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: 'warn',
+      BOOTSTRAP_API_KEY: key,
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  // A benchmark that dies must not leave its server running.
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  const apiUrl = `http://127.0.0.1:${ports.api}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`sandtrap exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${apiUrl}/healthz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('sandtrap did not become healthy in 30 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    apiUrl,
+    ports,
+    key,
+    rssBytes() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}

@@ -1,0 +1,159 @@
+// Wait benchmarks (design section 9): wake-up latency from a committed arrival to the wait's response,
+// in one process (embedded store) and across two processes (PostgreSQL, with --pg), and 10,000 open waits.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
+import { report, type Row } from './lib/report.ts';
+
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const usePg = process.argv.includes('--pg');
+
+async function api(server: BenchServer, path: string, init: RequestInit = {}): Promise<any> {
+  const res = await fetch(`${server.apiUrl}/api/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+  });
+  return res.status === 204 ? undefined : res.json();
+}
+
+/** Arrival committed (the capture reply is back) to the wait's response, `rounds` times. */
+async function wakeLatency(waitOn: BenchServer, sendTo: BenchServer, rounds: number): Promise<number[]> {
+  const sandbox = await api(waitOn, '/sandboxes', { method: 'POST', body: JSON.stringify({ name: 'wake' }) });
+  const samples: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const marker = `/wake-${i}`;
+    const waiting = fetch(
+      `${waitOn.apiUrl}/api/v1/sandboxes/${sandbox.id}/requests/wait?pathContains=${marker}&timeoutSeconds=10`,
+      { headers: { authorization: `Bearer ${waitOn.key}` } },
+    ).then(async (res) => {
+      await res.arrayBuffer();
+      return { status: res.status, at: performance.now() };
+    });
+    await new Promise((r) => setTimeout(r, 20)); // let the waiter register
+    const sent = await fetch(`http://127.0.0.1:${sendTo.ports.capture}/${sandbox.id}${marker}`, {
+      method: 'POST',
+      body: '{}',
+    });
+    await sent.arrayBuffer();
+    const committedAt = performance.now();
+    const woke = await waiting;
+    if (woke.status !== 200) throw new Error(`wait answered ${woke.status}`);
+    samples.push(Math.max(0, woke.at - committedAt));
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+async function openWaits(
+  server: BenchServer,
+  count: number,
+): Promise<{ rss: number; baseline: number; releaseMs: number }> {
+  const sandbox = await api(server, '/sandboxes', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'open-waits' }),
+  });
+  // At most 50 concurrent waits per key: spread them over enough keys.
+  const keys: string[] = [];
+  for (let i = 0; i < Math.ceil(count / 50); i++) {
+    keys.push(
+      (await api(server, '/keys', { method: 'POST', body: JSON.stringify({ label: `bench-${i}` }) })).key,
+    );
+  }
+  const baseline = server.rssBytes();
+  const agent = new Agent({ connections: count + 10, keepAliveTimeout: 60_000, pipelining: 0 });
+  const url = `${server.apiUrl}/api/v1/sandboxes/${sandbox.id}/requests/wait?pathContains=/release&timeoutSeconds=120`;
+  const waits: Array<Promise<number>> = [];
+  for (let i = 0; i < count; i++) {
+    waits.push(
+      undiciFetch(url, {
+        headers: { authorization: `Bearer ${keys[Math.floor(i / 50)]}` },
+        dispatcher: agent,
+      }).then(async (res) => {
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    if (i % 250 === 249) await new Promise((r) => setTimeout(r, 50));
+  }
+  // Wait until the server has registered them all (RSS measured with every wait open).
+  await new Promise((r) => setTimeout(r, 3000));
+  const rss = server.rssBytes();
+  const start = performance.now();
+  await fetch(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/release`, { method: 'POST' });
+  const statuses = await Promise.all(waits);
+  const releaseMs = performance.now() - start;
+  const ok = statuses.filter((s) => s === 200).length;
+  if (ok !== count) throw new Error(`${count - ok} of ${count} waits did not answer 200`);
+  await agent.close();
+  return { rss, baseline, releaseMs };
+}
+
+const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+const rows: Row[] = [];
+
+const single = await startSandtrap();
+try {
+  const s = await wakeLatency(single, single, 200);
+  rows.push({
+    workload: 'wait wake-up, one process (embedded), p50',
+    target: '<= 5 ms',
+    measured: fmt(percentile(s, 50)),
+    met: percentile(s, 50) <= 5,
+    p99: percentile(s, 99),
+  });
+  rows.push({
+    workload: 'wait wake-up, one process (embedded), p99',
+    target: '-',
+    measured: fmt(percentile(s, 99)),
+    met: null,
+  });
+  const open = await openWaits(single, 10_000);
+  const mb = open.rss / 1024 / 1024;
+  rows.push({
+    workload: '10,000 open waits, server RSS (embedded)',
+    target: '< 600 MB',
+    measured: `${mb.toFixed(0)} MB (idle ${(open.baseline / 1024 / 1024).toFixed(0)} MB); all released in ${open.releaseMs.toFixed(0)} ms`,
+    met: mb < 600,
+  });
+} finally {
+  await single.stop();
+}
+
+if (usePg) {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  const dbName = `sandtrap_bench_${randomBytes(4).toString('hex')}`;
+  await admin.query(`create database ${dbName}`);
+  const url = PG_URL.replace(/\/[^/]*$/, `/${dbName}`);
+  const a = await startSandtrap({ DATABASE_URL: url });
+  const b = await startSandtrap({ DATABASE_URL: url }, a.key);
+  try {
+    const s = await wakeLatency(a, b, 200);
+    rows.push({
+      workload: 'wait wake-up, two processes (PostgreSQL), p50',
+      target: '<= 50 ms',
+      measured: fmt(percentile(s, 50)),
+      met: percentile(s, 50) <= 50,
+    });
+    rows.push({
+      workload: 'wait wake-up, two processes (PostgreSQL), p99',
+      target: '-',
+      measured: fmt(percentile(s, 99)),
+      met: null,
+    });
+    const open = await openWaits(a, 10_000);
+    const mb = open.rss / 1024 / 1024;
+    rows.push({
+      workload: '10,000 open waits, server RSS (PostgreSQL)',
+      target: '< 600 MB',
+      measured: `${mb.toFixed(0)} MB (idle ${(open.baseline / 1024 / 1024).toFixed(0)} MB); all released in ${open.releaseMs.toFixed(0)} ms`,
+      met: mb < 600,
+    });
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+    await admin.query(`drop database ${dbName} with (force)`);
+    await admin.end();
+  }
+}
+
+report('waits', rows);
