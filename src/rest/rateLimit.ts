@@ -1,7 +1,7 @@
 // REST rate limits with @fastify/rate-limit: per client IP before authentication, per API key after it.
 // A wait counts once, when it starts. With Redis the counters are shared by every process.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
@@ -22,23 +22,29 @@ export async function installRateLimit(
   await app.register(rateLimit, {
     global: false,
     ...(redis === undefined ? {} : { redis, nameSpace: 'sandtrap-rl-' }),
-    errorResponseBuilder: (_request, context) =>
-      new AppError(
-        'rate_limited',
-        `Rate limit of ${context.max} requests per minute exceeded; retry after ${Math.ceil(context.ttl / 1000)} s.`,
-        { retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)) },
-      ),
   });
+
+  // `createRateLimit` (not `rateLimit`): the plugin's ready-made hooks run once per request, and a request
+  // here passes two limits.
+  const hook = (max: number, keyOf: (request: FastifyRequest) => string): onRequestHookHandler => {
+    const check = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator: keyOf });
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const result = await check(request);
+      if (result.isAllowed || !result.isExceeded) return;
+      const seconds = Math.max(1, result.ttlInSeconds);
+      reply.header('X-RateLimit-Limit', String(max));
+      reply.header('X-RateLimit-Remaining', '0');
+      throw new AppError(
+        'rate_limited',
+        `Rate limit of ${max} requests per minute exceeded; retry in ${seconds} s.`,
+        {
+          retryAfterSeconds: seconds,
+        },
+      );
+    };
+  };
   return {
-    perIp: app.rateLimit({
-      max: config.limits.apiPerIp,
-      timeWindow: WINDOW_MS,
-      keyGenerator: (request) => `ip:${request.ip}`,
-    }),
-    perKey: app.rateLimit({
-      max: config.limits.apiPerKey,
-      timeWindow: WINDOW_MS,
-      keyGenerator: (request) => `key:${request.principal.keyId}`,
-    }),
+    perIp: hook(config.limits.apiPerIp, (request) => `ip:${request.ip}`),
+    perKey: hook(config.limits.apiPerKey, (request) => `key:${request.principal.keyId}`),
   };
 }
