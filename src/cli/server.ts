@@ -137,7 +137,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     const capture = createCaptureListener(core, logger);
     const capturePort = await listen(capture, config.capturePort, config.host, 'CAPTURE_PORT');
     started.push(capture);
-    await api.listen({ port: config.apiPort, host: config.host }).catch((err: unknown) => {
+    await api.listen({ port: config.apiPort, host: config.host, backlog: 4096 }).catch((err: unknown) => {
       throw listenFailure(err, 'API_PORT', config.apiPort, config.host);
     });
     const apiPort = (api.server.address() as AddressInfo).port;

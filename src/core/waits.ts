@@ -28,6 +28,47 @@ export type MessageWaitFilter = Pick<
   'subjectContains' | 'fromContains' | 'capturedFor' | 'isRead' | 'since'
 >;
 
+const contains = (text: string | null, part: string | undefined) =>
+  part === undefined || (text ?? '').toLowerCase().includes(part.toLowerCase());
+
+/** The SQL filters of a message wait, applied to one loaded arrival. */
+export function messageMatches(m: MessageDetail, f: MessageWaitFilter): boolean {
+  return (
+    contains(m.subject, f.subjectContains) &&
+    contains(m.from, f.fromContains) &&
+    (f.capturedFor === undefined ||
+      m.capturedFor.some((a) => a.toLowerCase() === f.capturedFor?.toLowerCase())) &&
+    (f.isRead === undefined || m.isRead === f.isRead) &&
+    (f.since === undefined || m.receivedAt.getTime() >= f.since.getTime())
+  );
+}
+
+/** The SQL filters of a request wait (method exact, path substring), applied to one loaded arrival. */
+export function requestMatches(r: RequestDetail, f: Omit<RequestWaitFilter, 'id'>): boolean {
+  return (
+    (f.method === undefined || r.method === f.method) &&
+    (f.pathContains === undefined || r.path.includes(f.pathContains)) &&
+    (f.since === undefined || r.receivedAt.getTime() >= f.since.getTime())
+  );
+}
+
+/**
+ * One store read per arrival, shared by every waiter it wakes: 10,000 waits on a sandbox are released by
+ * one query, not 10,000. Entries live a few seconds, long enough for every waiter to look.
+ */
+function memo<T>(load: (sandboxId: string, id: string) => Promise<T | undefined>) {
+  const entries = new Map<string, Promise<T | undefined>>();
+  return (sandboxId: string, id: string): Promise<T | undefined> => {
+    let hit = entries.get(id);
+    if (hit === undefined) {
+      hit = load(sandboxId, id);
+      entries.set(id, hit);
+      setTimeout(() => entries.delete(id), 10_000).unref();
+    }
+    return hit;
+  };
+}
+
 export function createWaitService(
   db: Kysely<Database>,
   clock: Clock,
@@ -35,6 +76,14 @@ export function createWaitService(
   options: { recheckMs: number | undefined },
 ) {
   let active = 0;
+  const loadMessage = memo(async (sandboxId, id) => {
+    const row = await findMessage(db, sandboxId, id);
+    return row === undefined ? undefined : toMessageDetail(row);
+  });
+  const loadRequest = memo(async (sandboxId, id) => {
+    const row = await findNewestMatchingRequest(db, sandboxId, { id });
+    return row === undefined ? undefined : toRequestDetail(row);
+  });
   const perKey = new Map<string, number>();
   const stops = new Set<() => void>();
 
@@ -150,9 +199,12 @@ export function createWaitService(
         sandboxId,
         'message',
         async (id) => {
-          const [row] = await listMessages(db, sandboxId, { ...filter, id }, 1, undefined);
-          if (row === undefined) return undefined;
-          const detail = await findMessage(db, sandboxId, row.id);
+          if (id !== undefined) {
+            const arrival = await loadMessage(sandboxId, id);
+            return arrival !== undefined && messageMatches(arrival, filter) ? arrival : undefined;
+          }
+          const [row] = await listMessages(db, sandboxId, filter, 1, undefined);
+          const detail = row === undefined ? undefined : await findMessage(db, sandboxId, row.id);
           return detail === undefined ? undefined : toMessageDetail(detail);
         },
         opts,
@@ -170,7 +222,11 @@ export function createWaitService(
         sandboxId,
         'request',
         async (id) => {
-          const row = await findNewestMatchingRequest(db, sandboxId, { ...filter, id });
+          if (id !== undefined) {
+            const arrival = await loadRequest(sandboxId, id);
+            return arrival !== undefined && requestMatches(arrival, filter) ? arrival : undefined;
+          }
+          const row = await findNewestMatchingRequest(db, sandboxId, filter);
           return row === undefined ? undefined : toRequestDetail(row);
         },
         opts,
