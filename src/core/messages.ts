@@ -15,7 +15,7 @@ import {
   type MessageFilter,
   type MessageSummaryRow,
 } from './store/repos/messages.ts';
-import { findSandbox } from './store/repos/sandboxes.ts';
+import { ownedSandboxId } from './ownedSandbox.ts';
 import type { AttachmentInfo, Database, NameValue } from './store/schema.ts';
 
 export interface MessageSummary {
@@ -70,12 +70,8 @@ export function toMessageDetail(r: MessageDetailRow): MessageDetail {
 }
 
 export function createMessageService(db: Kysely<Database>, clock: Clock) {
-  /** Every call is scoped by a sandbox the caller's workspace owns and that is still live. */
-  async function sandboxOf(workspaceId: string, sandboxId: string): Promise<string> {
-    const sandbox = await findSandbox(db, workspaceId, sandboxId, clock.now());
-    if (sandbox === undefined) throw notFound('The sandbox');
-    return sandbox.id;
-  }
+  const sandboxOf = (workspaceId: string, sandboxId: string) =>
+    ownedSandboxId(db, clock, workspaceId, sandboxId);
 
   return {
     async list(

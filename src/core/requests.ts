@@ -11,7 +11,7 @@ import {
   listRequests,
   type RequestSummaryRow,
 } from './store/repos/requests.ts';
-import { findSandbox } from './store/repos/sandboxes.ts';
+import { ownedSandboxId } from './ownedSandbox.ts';
 import type { Database, NameValue, RequestRow } from './store/schema.ts';
 
 export interface RequestSummary {
@@ -78,11 +78,8 @@ export function rawRequest(r: RequestRow): Buffer {
 }
 
 export function createRequestService(db: Kysely<Database>, clock: Clock) {
-  async function sandboxOf(workspaceId: string, sandboxId: string): Promise<string> {
-    const sandbox = await findSandbox(db, workspaceId, sandboxId, clock.now());
-    if (sandbox === undefined) throw notFound('The sandbox');
-    return sandbox.id;
-  }
+  const sandboxOf = (workspaceId: string, sandboxId: string) =>
+    ownedSandboxId(db, clock, workspaceId, sandboxId);
   async function row(workspaceId: string, sandboxId: string, requestId: string): Promise<RequestRow> {
     const found = await findRequest(db, await sandboxOf(workspaceId, sandboxId), requestId);
     if (found === undefined) throw notFound('The request');

@@ -8,6 +8,7 @@ import { toMessageDetail, type MessageDetail } from './messages.ts';
 import { toRequestDetail, type RequestDetail } from './requests.ts';
 import { findMessage, listMessages, type MessageFilter } from './store/repos/messages.ts';
 import { findNewestMatchingRequest, type RequestWaitFilter } from './store/repos/requests.ts';
+import { ownedSandboxId } from './ownedSandbox.ts';
 import { findSandbox } from './store/repos/sandboxes.ts';
 import type { Database } from './store/schema.ts';
 
@@ -112,8 +113,7 @@ export function createWaitService(
     find: (id: string | undefined) => Promise<T | undefined>,
     opts: WaitOptions,
   ): Promise<WaitResult<T>> {
-    const sandbox = await findSandbox(db, workspaceId, sandboxId, clock.now());
-    if (sandbox === undefined) throw notFound('The sandbox');
+    const ownedId = await ownedSandboxId(db, clock, workspaceId, sandboxId);
     const release = acquire(opts.keyId);
     active++;
     const queue: Array<ChangeEvent | 'recheck'> = [];
@@ -122,7 +122,7 @@ export function createWaitService(
       wake?.();
       wake = undefined;
     };
-    const unsubscribe = bus.subscribe(sandbox.id, (event) => {
+    const unsubscribe = bus.subscribe(ownedId, (event) => {
       if (event.kind === kind || event.kind === 'sandbox_deleted') {
         queue.push(event);
         poke();
