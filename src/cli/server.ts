@@ -1,4 +1,5 @@
 // The composition root: opens the store, builds core, starts every listener, and stops them in order.
+import type { Server as HttpServer } from 'node:http';
 import type { Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -58,8 +59,18 @@ function listen(server: NetServer, port: number, host: string, variable: string)
   });
 }
 
+/** In-flight requests get this long to finish on shutdown; then every connection is dropped. */
+const SHUTDOWN_GRACE_MS = 1_500;
+
+/** Stops accepting; a connection that never sent a request would otherwise hold close() open for ever. */
 function closeServer(server: NetServer): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
+  const force = setTimeout(() => (server as Partial<HttpServer>).closeAllConnections?.(), SHUTDOWN_GRACE_MS);
+  return new Promise((resolve) =>
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    }),
+  );
 }
 
 /** Stops accepting; sessions in DATA finish (smtp-server gives them closeTimeout) before the store closes. */
@@ -108,7 +119,9 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     clearInterval(sweepTimer);
     // Open waits answer with their timeout reply so the API can close.
     core.waits.endAll();
+    const forceApi = setTimeout(() => api.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
+    clearTimeout(forceApi);
     await Promise.allSettled([bus.close(), redis?.quit()]);
     await store.close();
   };

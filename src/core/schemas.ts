@@ -121,18 +121,25 @@ const timeoutSeconds = intField(0, 300)
   .optional()
   .transform((v) => v ?? 30);
 
+/** An empty filter value filters nothing, the same for items already captured and for arrivals. */
+const waitFilter = (max: number) =>
+  text()
+    .pipe(z.string().max(max, `at most ${max} characters`))
+    .optional()
+    .transform((v) => (v === '' ? undefined : v));
+
 export const messageWaitQuery = z.object({
-  subjectContains: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
-  fromContains: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
-  capturedFor: text().pipe(z.string().max(320, 'at most 320 characters')).optional(),
+  subjectContains: waitFilter(200),
+  fromContains: waitFilter(200),
+  capturedFor: waitFilter(320),
   isRead: queryBoolean.optional(),
   since: instant.optional(),
   timeoutSeconds,
 });
 
 export const requestWaitQuery = z.object({
-  method: text().pipe(z.string().min(1).max(16, 'at most 16 characters')).optional(),
-  pathContains: text().pipe(z.string().max(512, 'at most 512 characters')).optional(),
+  method: waitFilter(16),
+  pathContains: waitFilter(512),
   since: instant.optional(),
   timeoutSeconds,
 });

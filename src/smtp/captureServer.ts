@@ -152,7 +152,8 @@ export function createCaptureSmtpServer({
     disableReverseLookup: true,
     maxClients: 500,
     socketTimeout: 60_000,
-    closeTimeout: 15_000,
+    // Sessions still in DATA get this long on shutdown (the process exits after 10 s at most).
+    closeTimeout: 5_000,
     logger: false,
     onAuth(auth, session, callback) {
       settle(
