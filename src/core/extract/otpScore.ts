@@ -1,0 +1,226 @@
+// Scores OTP tokens: nearness to code words (and to words naming other numbers), standing alone on a
+// line, emphasis, and the negative rules. Scores are 0..~1.3 before the caller clamps them.
+import { findHits, lowerSameLength, wordTable, type Hit } from './keywordHits.ts';
+import type { TextLine } from './lines.ts';
+import { footerLine, numericRules } from './otpRules.ts';
+import { asciiFold, lineTokens, type Token } from './otpTokens.ts';
+import { CODE_WORDS, NOT_OTP_CODES, OTHER_NUMBER_WORDS } from './vocabulary.ts';
+
+const CODE_TABLE = wordTable(CODE_WORDS);
+const NOT_OTP_TABLE = wordTable(NOT_OTP_CODES);
+const OTHER_TABLE = wordTable(OTHER_NUMBER_WORDS);
+
+interface LabelHit extends Hit {
+  negative: boolean;
+}
+
+export interface AnalysedLine {
+  text: string;
+  emph: Array<[number, number]>;
+  /** Code words and other-number words, sorted by end. */
+  hits: LabelHit[];
+  /** digitsBefore[i] = digits in text[0, i). */
+  digitsBefore: Uint32Array;
+  footer: boolean;
+  notOtpCode: boolean;
+}
+
+/** Hits not contained in any `outer` hit; both sorted by start, so one sweep suffices. */
+function notInside(hits: Hit[], outer: Hit[]): Hit[] {
+  const kept: Hit[] = [];
+  let k = 0;
+  let reach = -1;
+  for (const h of hits) {
+    while (k < outer.length && (outer[k] as Hit).start <= h.start) {
+      reach = Math.max(reach, (outer[k] as Hit).end);
+      k++;
+    }
+    if (reach < h.end) kept.push(h);
+  }
+  return kept;
+}
+
+export function analyseLine(line: TextLine): AnalysedLine {
+  const text = asciiFold(line.text);
+  const lower = lowerSameLength(text);
+  const notOtp = findHits(lower, NOT_OTP_TABLE);
+  const codeHits = notInside(findHits(lower, CODE_TABLE), notOtp);
+  const other = notInside(findHits(lower, OTHER_TABLE), codeHits);
+  const hits: LabelHit[] = [
+    ...codeHits.map((h) => ({ ...h, negative: false })),
+    ...[...notOtp, ...other].map((h) => ({ ...h, negative: true })),
+  ].sort((a, b) => a.end - b.end || a.weight - b.weight);
+  const digitsBefore = new Uint32Array(text.length + 1);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    digitsBefore[i + 1] = (digitsBefore[i] as number) + (c >= 48 && c <= 57 ? 1 : 0);
+  }
+  return {
+    text,
+    emph: line.emph,
+    hits,
+    digitsBefore,
+    footer: footerLine(lower),
+    notOtpCode: notOtp.length > 0,
+  };
+}
+
+function digitsBetween(line: AnalysedLine, from: number, to: number): boolean {
+  return to > from && (line.digitsBefore[to] as number) - (line.digitsBefore[from] as number) > 0;
+}
+
+const proxBefore = (d: number): number => (d <= 12 ? 1 : d <= 40 ? 0.85 : d <= 80 ? 0.6 : 0.4);
+const proxAfter = (d: number): number => (d <= 20 ? 0.9 : d <= 50 ? 0.6 : 0.3);
+const negBefore = (d: number): number => (d <= 8 ? 1 : d <= 20 ? 0.8 : d <= 40 ? 0.5 : 0);
+const lineDecay = [0, 0.8, 0.55, 0.35];
+
+/** Hits at or before `pos`, nearest first, by binary search over hits sorted by end. */
+function lastHitIndexBefore(hits: LabelHit[], pos: number): number {
+  let lo = 0;
+  let hi = hits.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((hits[mid] as LabelHit).end <= pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
+interface Influence {
+  /** 0..1: how strongly a code word points at this token. */
+  positive: number;
+  /** 0..1: how strongly a word naming another kind of number points at it. */
+  negative: number;
+}
+
+/** The label nearest before a token decides what it is; a label already followed by digits named those. */
+function influence(lines: AnalysedLine[], index: number, token: Token, short: boolean): Influence {
+  const line = lines[index] as AnalysedLine;
+  let positive = 0;
+  let negative = 0;
+  let decided = false;
+  const last = lastHitIndexBefore(line.hits, token.start);
+  for (let k = last; k >= 0 && k > last - 8; k--) {
+    const hit = line.hits[k] as LabelHit;
+    const blocked = digitsBetween(line, hit.end, token.start);
+    const d = token.start - hit.end;
+    if (hit.negative) {
+      if (blocked || negBefore(d) === 0) continue;
+      negative = hit.weight * negBefore(d);
+    } else {
+      positive = hit.weight * proxBefore(d) * (blocked ? 0.6 : 1);
+    }
+    decided = true;
+    break;
+  }
+  for (let up = 1; !decided && up <= 3 && index - up >= 0; up++) {
+    const prev = lines[index - up] as AnalysedLine;
+    const lastHit = prev.hits[prev.hits.length - 1];
+    if (lastHit === undefined) continue;
+    const blocked = digitsBetween(prev, lastHit.end, prev.text.length);
+    const decay = (lineDecay[up] as number) * (short ? 1 : 0.6);
+    if (lastHit.negative) {
+      negative = blocked ? 0 : lastHit.weight * decay;
+    } else {
+      // A label line reads as a whole: "Your confirmation code is below — enter it" is about a code.
+      let weight = 0;
+      for (let k = prev.hits.length - 1; k >= 0 && !(prev.hits[k] as LabelHit).negative; k--) {
+        weight = Math.max(weight, (prev.hits[k] as LabelHit).weight);
+      }
+      positive = weight * decay * (blocked ? 0.6 : 1);
+    }
+    decided = true;
+  }
+  let after: LabelHit | undefined;
+  for (let k = last + 1; k < line.hits.length && k <= last + 8 && after === undefined; k++) {
+    if ((line.hits[k] as LabelHit).start >= token.end) after = line.hits[k];
+  }
+  if (after !== undefined) {
+    const d = after.start - token.end;
+    if (!after.negative) {
+      const blocked = digitsBetween(line, token.end, after.start);
+      positive = Math.max(positive, after.weight * proxAfter(d) * (blocked ? 0.5 : 1));
+    } else if (negative === 0 && d <= 20) {
+      negative = 0.5 * after.weight;
+    }
+  }
+  if (positive === 0 && negative === 0) {
+    const below = lines[index + 1]?.hits[0];
+    if (below !== undefined && !below.negative && short) positive = below.weight * 0.4;
+  }
+  return { positive, negative };
+}
+
+function emphasised(line: AnalysedLine, token: Token): boolean {
+  if (line.text[token.start - 1] === '*' && line.text[token.end] === '*') return true;
+  let lo = 0;
+  let hi = line.emph.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((line.emph[mid] as [number, number])[1] <= token.start) lo = mid + 1;
+    else hi = mid;
+  }
+  const range = line.emph[lo];
+  return range !== undefined && range[0] <= token.start;
+}
+
+function standsAlone(line: AnalysedLine, token: Token): boolean {
+  // Anything much longer than the token holds words; checking only short lines keeps this O(1).
+  if (line.text.length - (token.end - token.start) > 24) return false;
+  const rest = line.text.slice(0, token.start) + line.text.slice(token.end);
+  return !/[\p{L}\p{N}]/u.test(rest);
+}
+
+export interface ScoredToken {
+  token: Token;
+  score: number;
+  alone: boolean;
+}
+
+const LENGTH_BONUS: Record<number, number> = { 5: 0.03, 6: 0.08, 7: 0.03 };
+
+export function scoreToken(lines: AnalysedLine[], index: number, token: Token): ScoredToken | null {
+  const line = lines[index] as AnalysedLine;
+  const alone = standsAlone(line, token);
+  const short = alone || line.text.length <= 40;
+  const { positive, negative } = influence(lines, index, token, short);
+  let factor = 1;
+  let score: number;
+  if (token.kind === 'alnum') {
+    // Letter+digit strings are everywhere (SKUs, model names); only a code word next to one makes it a code.
+    if (positive < 0.5 || line.notOtpCode) return null;
+    score = 0.3;
+  } else {
+    const rules = numericRules(line.text, token);
+    if (rules.drop) return null;
+    factor = rules.factor;
+    score = 0.3 + (LENGTH_BONUS[token.code.length] ?? 0);
+    if (line.notOtpCode) factor *= 0.6;
+  }
+  score += 0.45 * positive + (alone ? 0.15 : 0) + (emphasised(line, token) ? 0.12 : 0);
+  if (negative > 0) score *= negative >= positive ? 1 - 0.85 * negative : 1 - 0.2 * negative;
+  if (line.footer) factor *= 0.3;
+  return { token, score: score * factor, alone };
+}
+
+/** The weight of the strongest code word in a text, 0 when there is none. */
+export function codeWordWeight(text: string): number {
+  return analyseLine({ text, emph: [] }).hits.reduce((w, h) => (h.negative ? w : Math.max(w, h.weight)), 0);
+}
+
+/** All scored tokens of a block of lines, in reading order. */
+export function scoreLines(
+  lines: TextLine[],
+  minDigits: number,
+  maxDigits: number,
+): Array<ScoredToken & { line: number; lines: AnalysedLine[] }> {
+  const analysed = lines.map(analyseLine);
+  const out: Array<ScoredToken & { line: number; lines: AnalysedLine[] }> = [];
+  analysed.forEach((line, index) => {
+    for (const token of lineTokens(line.text, minDigits, maxDigits)) {
+      const scored = scoreToken(analysed, index, token);
+      if (scored !== null && scored.score > 0) out.push({ ...scored, line: index, lines: analysed });
+    }
+  });
+  return out;
+}

@@ -1,0 +1,287 @@
+// Finds the strings in one line of text that could be a one-time code, by manual scanning only (no
+// backtracking), and joins codes written in groups ("482 913", "X7K-92P") into one token.
+import { NOT_CODE_TOKENS } from './vocabulary.ts';
+
+export interface Token {
+  /** The code as typed into a form: separators removed. */
+  code: string;
+  /** [start, end) in the line, separators included. */
+  start: number;
+  end: number;
+  kind: 'numeric' | 'alnum';
+  /** One group of a longer run of numbers ("2019 482913 77") that does not read as one code. */
+  loose: boolean;
+}
+
+interface Run {
+  start: number;
+  end: number;
+  text: string;
+  digits: boolean;
+  upper: boolean;
+  lower: boolean;
+}
+
+/** Separators that may sit between groups of one number: dates, times, decimals, spaced codes. */
+const NUMBER_SEPARATORS = new Set([' ', '-', '\u00a0', '\u2011', '\u2012', '\u2013', '.', '/', ':', ',']);
+const GROUP_SEPARATORS = new Set([' ', '-', '\u00a0', '\u2011', '\u2012', '\u2013']);
+const GLUE = new Set(['-', '_', '.', '/', '\u2011']);
+
+/** Full-width digits and letters (common in Japanese mail) as ASCII; one UTF-16 unit each, so offsets hold. */
+export function asciiFold(line: string): string {
+  if (!/[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/.test(line)) return line;
+  return line.replace(/[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/g, (c) =>
+    String.fromCharCode((c.charCodeAt(0) - 0xfee0) & 0xffff),
+  );
+}
+
+function runsOf(line: string): Run[] {
+  const runs: Run[] = [];
+  for (const m of line.matchAll(/[A-Za-z0-9]+/g)) {
+    const text = m[0];
+    runs.push({
+      start: m.index,
+      end: m.index + text.length,
+      text,
+      digits: /^[0-9]+$/.test(text),
+      upper: /[A-Z]/.test(text),
+      lower: /[a-z]/.test(text),
+    });
+  }
+  return runs;
+}
+
+/** [start, end) spans of URLs, web addresses and email addresses: digits inside them are never codes. */
+export function addressSpans(line: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const m of line.matchAll(/\S+/g)) {
+    const chunk = m[0];
+    const at = chunk.indexOf('@');
+    const isAddress =
+      chunk.includes('://') ||
+      /^[(<["']?www\./i.test(chunk) ||
+      (at > 0 && chunk.indexOf('.', at) > at + 1) ||
+      /[a-z0-9-]\.[a-z]{2,}\//i.test(chunk);
+    if (isAddress) spans.push([m.index, m.index + chunk.length]);
+  }
+  return spans;
+}
+
+function isDigit(c: string | undefined): boolean {
+  return c !== undefined && c >= '0' && c <= '9';
+}
+
+/**
+ * [start, end) spans that read as phone numbers: an international "+" prefix, an "(area)" group, or
+ * three or more groups adding up to 9-15 digits. Each character is visited once.
+ */
+export function phoneSpans(line: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  let i = 0;
+  while (i < line.length) {
+    const c = line[i] as string;
+    const startsNumber = c === '+' || c === '(' || isDigit(c);
+    if (!startsNumber || /[A-Za-z0-9]/.test(line[i - 1] ?? '')) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let digits = 0;
+    let groups = 0;
+    let inGroup = false;
+    let paren = false;
+    while (j < line.length) {
+      const d = line[j] as string;
+      if (isDigit(d)) {
+        digits++;
+        if (!inGroup) groups++;
+        inGroup = true;
+      } else if (
+        d === ' ' ||
+        d === '-' ||
+        d === '.' ||
+        d === '\u00a0' ||
+        d === '(' ||
+        d === ')' ||
+        (d === '+' && j === i)
+      ) {
+        if (d === ' ' && line[j + 1] === ' ') break;
+        if (d === ')') paren = true;
+        inGroup = false;
+      } else break;
+      j++;
+    }
+    let end = j;
+    while (end > i && !isDigit(line[end - 1])) end--;
+    if (isDigit(line[j - 1]) && /[A-Za-z]/.test(line[j] ?? '')) {
+      // "555-0199abc" is an identifier, not a phone.
+      i = Math.max(j, i + 1);
+      continue;
+    }
+    const phone =
+      (c === '+' && digits >= 7) || (paren && digits >= 7) || (groups >= 3 && digits >= 9 && digits <= 15);
+    if (phone) spans.push([i, end]);
+    i = Math.max(j, i + 1);
+  }
+  return spans;
+}
+
+function isYear(group: string): boolean {
+  return (
+    group.length === 4 && (group.startsWith('19') || (group.startsWith('20') && (group[2] ?? '') <= '3'))
+  );
+}
+
+/** Drops tokens overlapping any span; both lists sorted by start, so one forward pass suffices. */
+function outsideSpans(tokens: Token[], spans: Array<[number, number]>): Token[] {
+  const sorted = spans.sort((a, b) => a[0] - b[0]);
+  const kept: Token[] = [];
+  let k = 0;
+  let reach = -1;
+  for (const t of tokens) {
+    while (k < sorted.length && (sorted[k] as [number, number])[0] < t.end) {
+      reach = Math.max(reach, (sorted[k] as [number, number])[1]);
+      k++;
+    }
+    // `reach` is the furthest end among spans starting before this token ends.
+    if (!(reach > t.start)) kept.push(t);
+  }
+  return kept;
+}
+
+/** Numbers glued to letters by "-", "_" or "." (SKU-12345, INV-2024-001) are identifiers. */
+function gluedToWord(line: string, runs: Run[], index: number): boolean {
+  const run = runs[index] as Run;
+  const prev = runs[index - 1];
+  if (
+    prev !== undefined &&
+    prev.end === run.start - 1 &&
+    GLUE.has(line[prev.end] as string) &&
+    !prev.digits
+  ) {
+    // "G-482913": a one or two letter sender prefix in front of a code is part of how it is shown.
+    const prefix = prev.text.length <= 2 && !prev.lower && line[prev.end] === '-';
+    const prefixStands = !/[A-Za-z0-9_.-]/.test(line[prev.start - 1] ?? '');
+    if (!(prefix && prefixStands)) return true;
+  }
+  const next = runs[index + 1];
+  return (
+    next !== undefined && next.start === run.end + 1 && GLUE.has(line[run.end] as string) && !next.digits
+  );
+}
+
+function numericTokens(line: string, runs: Run[], min: number, max: number): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < runs.length) {
+    const first = runs[i] as Run;
+    if (!first.digits) {
+      i++;
+      continue;
+    }
+    // A cluster: digit runs joined by exactly one separator character.
+    let j = i;
+    const seps: string[] = [];
+    while (j + 1 < runs.length) {
+      const cur = runs[j] as Run;
+      const next = runs[j + 1] as Run;
+      const sep = line[cur.end] as string;
+      if (!next.digits || next.start !== cur.end + 1 || !NUMBER_SEPARATORS.has(sep)) break;
+      seps.push(sep);
+      j++;
+    }
+    const base = i;
+    const group = runs.slice(i, j + 1);
+    i = j + 1;
+    // INV-2025-00123, 112-4456723-8812: a number glued to a word, or dashed past any code length, is an id.
+    if (gluedToWord(line, runs, base) || gluedToWord(line, runs, base + group.length - 1)) continue;
+    const punctuated = seps.some((sep) => sep !== ' ' && sep !== '\u00a0');
+    if (punctuated && group.reduce((n, r) => n + r.text.length, 0) > max) continue;
+    const push = (k: number, loose: boolean): void => {
+      const run = group[k] as Run;
+      if (run.text.length < min || run.text.length > max) return;
+      tokens.push({ code: run.text, start: run.start, end: run.end, kind: 'numeric', loose });
+    };
+    if (group.length === 1) {
+      push(0, false);
+      continue;
+    }
+    // Dates, times, decimals, versions and IP addresses.
+    if (seps.some((s) => !GROUP_SEPARATORS.has(s))) continue;
+    const size = first.text.length;
+    const joined = group.map((r) => r.text).join('');
+    const evenGroups = group.every((r) => r.text.length === size) && (size === 3 || size === 4);
+    const oneSeparator = seps.every((s) => s === seps[0]);
+    if (
+      evenGroups &&
+      oneSeparator &&
+      joined.length >= min &&
+      joined.length <= max &&
+      !group.every((r) => isYear(r.text))
+    ) {
+      const last = group[group.length - 1] as Run;
+      tokens.push({ code: joined, start: first.start, end: last.end, kind: 'numeric', loose: false });
+      continue;
+    }
+    // 2025-03-04, 04-03-25: a short group between dashes is a date.
+    if (punctuated && group.some((r) => r.text.length <= 2)) continue;
+    for (let k = 0; k < group.length; k++) push(k, true);
+  }
+  return tokens;
+}
+
+function alnumTokens(line: string, runs: Run[]): Token[] {
+  const tokens: Token[] = [];
+  const consider = (parts: Run[]): boolean => {
+    const code = parts.map((p) => p.text).join('');
+    if (code.length < 4 || code.length > 10) return false;
+    if (!/[A-Z]/.test(code) || !/[0-9]/.test(code) || NOT_CODE_TOKENS.has(code)) return false;
+    // "XXXX1234" is a masked card or account number.
+    if (/^X{2,}[0-9]+$/.test(code)) return false;
+    const first = parts[0] as Run;
+    const last = parts[parts.length - 1] as Run;
+    // Glued to a lower-case word or an identifier on either side: part of something longer.
+    if (/[A-Za-z0-9_]/.test(line[first.start - 1] ?? '') || /[A-Za-z0-9_]/.test(line[last.end] ?? ''))
+      return false;
+    tokens.push({ code, start: first.start, end: last.end, kind: 'alnum', loose: false });
+    return true;
+  };
+  let i = 0;
+  while (i < runs.length) {
+    const run = runs[i] as Run;
+    if (run.lower || (!run.upper && !runs[i + 1])) {
+      i++;
+      continue;
+    }
+    const parts = [run];
+    let j = i;
+    while (j + 1 < runs.length && parts.length < 4) {
+      const cur = runs[j] as Run;
+      const next = runs[j + 1] as Run;
+      const sep = line[cur.end] ?? '';
+      const spaced = sep === ' ' && /[0-9]/.test(cur.text) && /[0-9]/.test(next.text);
+      const dashed = sep === '-' || sep === '\u2011';
+      if (next.start !== cur.end + 1 || next.lower || !(spaced || dashed)) break;
+      if (cur.text.length < 2 || next.text.length < 2 || cur.text.length > 6 || next.text.length > 6) break;
+      parts.push(next);
+      j++;
+    }
+    if (parts.length > 1 && consider(parts)) {
+      i = j + 1;
+      continue;
+    }
+    if (run.upper) consider([run]);
+    i++;
+  }
+  return tokens;
+}
+
+/** Candidate tokens of one line, with address and phone spans already removed. */
+export function lineTokens(line: string, minDigits: number, maxDigits: number): Token[] {
+  const runs = runsOf(line);
+  if (runs.length === 0) return [];
+  const blocked = [...addressSpans(line), ...phoneSpans(line)];
+  const tokens = [...numericTokens(line, runs, minDigits, maxDigits), ...alnumTokens(line, runs)];
+  const sorted = tokens.filter((t) => line[t.start - 1] !== '#').sort((a, b) => a.start - b.start);
+  return outsideSpans(sorted, blocked);
+}
