@@ -13,7 +13,9 @@ import { createCore, type Core } from '../core/core.ts';
 import { EventBus } from '../core/events.ts';
 import { createPgNotifyTransport } from '../core/store/pgNotify.ts';
 import { openStore, type Store } from '../core/store/openStore.ts';
+import { installMcpRoute } from '../mcp/httpRoute.ts';
 import { buildApi } from '../rest/app.ts';
+import { VERSION } from './version.ts';
 import { createCaptureSmtpServer } from '../smtp/captureServer.ts';
 import { loadTlsCredentials } from '../smtp/tlsCredentials.ts';
 
@@ -125,7 +127,13 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     await Promise.allSettled([bus.close(), redis?.quit()]);
     await store.close();
   };
-  const api = await buildApi({ core, logger, isReady: () => ready, redis });
+  const api = await buildApi({
+    core,
+    logger,
+    isReady: () => ready,
+    redis,
+    mount: (scope) => installMcpRoute(scope, core, VERSION),
+  });
   try {
     await redis?.connect();
     await bus.start((err) => logger.warn({ err }, 'could not announce a change to other processes'));

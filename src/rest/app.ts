@@ -22,6 +22,8 @@ export interface ApiOptions {
   isReady?: () => boolean;
   /** Shared rate-limit counters (REDIS_URL); in memory without it. */
   redis?: Redis | undefined;
+  /** Other routes on this listener (MCP), under the per-IP limit; they do their own authentication. */
+  mount?: (scope: FastifyInstance) => void;
 }
 
 /** Mock rule lists can reach 100 rules of 64 KB bodies. */
@@ -32,6 +34,7 @@ export async function buildApi({
   logger,
   isReady = () => true,
   redis,
+  mount,
 }: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -71,5 +74,11 @@ export async function buildApi({
     },
     { prefix: '/api/v1' },
   );
+  if (mount !== undefined) {
+    await app.register(async (scope) => {
+      if (limiters !== undefined) scope.addHook('onRequest', limiters.perIp);
+      mount(scope);
+    });
+  }
   return app;
 }

@@ -1,0 +1,6 @@
+// The version sandtrap reports (MCP server info), read once from package.json.
+import { readFileSync } from 'node:fs';
+
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;

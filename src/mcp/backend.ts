@@ -1,0 +1,58 @@
+// What the MCP tools need from sandtrap, as one interface: served by core in-process (HTTP transport,
+// `sandtrap mcp --embedded`) or by a running server's REST API (`sandtrap mcp`).
+import type { Core } from '../core/core.ts';
+import type { MessageDetail, MessageListQuery, MessageSummary } from '../core/messages.ts';
+import type { Page } from '../core/pagination.ts';
+import type { RequestDetail, RequestSummary } from '../core/requests.ts';
+import type { Sandbox } from '../core/sandboxes.ts';
+import type { CreateSandboxInput } from '../core/schemas.ts';
+import type { MessageWaitFilter, WaitResult } from '../core/waits.ts';
+
+export interface WaitCall {
+  timeoutSeconds: number;
+  signal: AbortSignal;
+}
+
+export interface RequestWaitFilter {
+  method?: string | undefined;
+  pathContains?: string | undefined;
+  since?: Date | undefined;
+}
+
+export interface McpBackend {
+  createSandbox(input: CreateSandboxInput): Promise<Sandbox>;
+  getSandbox(id: string): Promise<Sandbox>;
+  listSandboxes(query: { limit?: number; cursor?: string; q?: string }): Promise<Page<Sandbox>>;
+  deleteSandbox(id: string): Promise<void>;
+  /** Replaces the rule list; `update` is `{ mocks: [...] }` as the REST API takes it. */
+  setMocks(id: string, update: { mocks: unknown[] }): Promise<Sandbox>;
+  listEmails(id: string, query: MessageListQuery): Promise<Page<MessageSummary>>;
+  getEmail(id: string, messageId: string): Promise<MessageDetail>;
+  listRequests(
+    id: string,
+    query: { limit?: number; cursor?: string; q?: string },
+  ): Promise<Page<RequestSummary>>;
+  getRequest(id: string, requestId: string): Promise<RequestDetail>;
+  waitForEmail(id: string, filter: MessageWaitFilter, call: WaitCall): Promise<WaitResult<MessageDetail>>;
+  waitForRequest(id: string, filter: RequestWaitFilter, call: WaitCall): Promise<WaitResult<RequestDetail>>;
+}
+
+/** Core, acting for one API key's workspace. */
+export function inProcessBackend(core: Core, principal: { workspaceId: string; keyId: string }): McpBackend {
+  const ws = principal.workspaceId;
+  return {
+    createSandbox: (input) => core.sandboxes.create(ws, input),
+    getSandbox: (id) => core.sandboxes.get(ws, id),
+    listSandboxes: (query) => core.sandboxes.list(ws, query),
+    deleteSandbox: (id) => core.sandboxes.delete(ws, id),
+    setMocks: (id, update) => core.sandboxes.setMocks(ws, id, update),
+    listEmails: (id, query) => core.messages.list(ws, id, query),
+    getEmail: (id, messageId) => core.messages.get(ws, id, messageId),
+    listRequests: (id, query) => core.requests.list(ws, id, query),
+    getRequest: (id, requestId) => core.requests.get(ws, id, requestId),
+    waitForEmail: (id, filter, call) =>
+      core.waits.forMessage(ws, id, filter, { ...call, keyId: principal.keyId }),
+    waitForRequest: (id, filter, call) =>
+      core.waits.forRequest(ws, id, filter, { ...call, keyId: principal.keyId }),
+  };
+}

@@ -1,0 +1,109 @@
+// POST /mcp on the API listener: stateless Streamable HTTP for the 2026-07-28 and 2025 protocol eras, the same
+// API keys as REST, and Host/Origin checks against DNS rebinding when bound to loopback.
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthResult, Principal } from '../core/apiKeys.ts';
+import type { Core } from '../core/core.ts';
+import { inProcessBackend } from './backend.ts';
+import { buildMcpServer } from './server.ts';
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
+
+const REFUSALS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
+  missing:
+    'No API key was sent: add the header "Authorization: Bearer <key>" to the MCP client configuration.',
+  malformed: 'The API key is malformed (keys start with stk_ and carry a checksum).',
+  unknown: 'The API key is not recognised. Create one with `sandtrap keys create`.',
+  revoked: 'The API key has been revoked. Configure another key.',
+  expired: 'The API key has expired. Create a new one.',
+};
+
+function presentedKey(request: FastifyRequest): string | undefined {
+  const auth = request.headers.authorization;
+  if (auth !== undefined) return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth)?.[1] ?? ' ';
+  const header = request.headers['x-api-key'];
+  return typeof header === 'string' ? header.trim() : header === undefined ? undefined : ' ';
+}
+
+async function sendWebResponse(reply: FastifyReply, res: Response): Promise<FastifyReply> {
+  reply.code(res.status);
+  res.headers.forEach((value, name) => reply.header(name, value));
+  if (res.body === null) return reply.send();
+  return reply.send(Readable.fromWeb(res.body as WebReadableStream));
+}
+
+export function installMcpRoute(app: FastifyInstance, core: Core, version: string): void {
+  const handler = createMcpHandler(
+    (ctx) => {
+      const principal = ctx.authInfo?.extra?.principal as Principal | undefined;
+      if (principal === undefined) throw new Error('MCP request without an authenticated principal');
+      return buildMcpServer(() => inProcessBackend(core, principal), version);
+    },
+    { legacy: 'stateless', keepAliveMs: 15_000 },
+  );
+
+  const host = core.config.host;
+  const loopbackOnly = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
+  const allowed = [...new Set([...LOOPBACK, core.config.publicSmtpHost])];
+
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: '/mcp',
+    onRequest: loopbackOnly ? [hostHeaderValidation(allowed), originValidation(allowed)] : [],
+    async handler(request, reply) {
+      const auth = await core.apiKeys.authenticate(presentedKey(request), request.ip);
+      if (!auth.ok) {
+        reply.header(
+          'WWW-Authenticate',
+          `Bearer realm="sandtrap"${auth.reason === 'missing' ? '' : ', error="invalid_token"'}`,
+        );
+        return reply.code(401).type('application/problem+json').send({
+          type: 'urn:sandtrap:problem:unauthorized',
+          title: 'Unauthorized',
+          status: 401,
+          detail: REFUSALS[auth.reason],
+          instance: request.url,
+          requestId: request.id,
+        });
+      }
+      if (request.method !== 'POST') {
+        return reply
+          .code(405)
+          .header('Allow', 'POST')
+          .send({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Method not allowed: this server is stateless; use POST.' },
+            id: null,
+          });
+      }
+      const controller = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string') headers.set(name, value);
+        else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+      }
+      const webRequest = new Request(`http://${request.headers.host ?? '127.0.0.1'}${request.url}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(request.body),
+        signal: controller.signal,
+      });
+      const res = await handler.fetch(webRequest, {
+        parsedBody: request.body,
+        authInfo: {
+          token: auth.principal.keyPrefix,
+          clientId: auth.principal.keyId,
+          scopes: [],
+          extra: { principal: auth.principal },
+        },
+      });
+      return sendWebResponse(reply, res);
+    },
+  });
+}

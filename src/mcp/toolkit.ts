@@ -1,0 +1,46 @@
+// The framework-free shape of an MCP tool (name, schemas, annotations, handler) and what a handler gets.
+import type { z } from 'zod';
+import type { McpBackend } from './backend.ts';
+
+export interface ToolContext {
+  backend: McpBackend;
+  /** Aborted when the client cancels the call or goes away. */
+  signal: AbortSignal;
+  /** Reports progress when the client asked for it (a progress token); a no-op otherwise. */
+  progress(progress: number, total: number | undefined, message: string): Promise<void>;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: I;
+  outputSchema: O;
+  annotations: ToolAnnotations;
+  handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
+}
+
+/** Keeps each tool file's types checked while the table holds them all. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolDefinition<I, O>,
+): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+/** A refusal the agent can act on: `<CODE>: <what went wrong>. <what to do next>`. */
+export class ToolError extends Error {
+  readonly code: string;
+  readonly next: string;
+  constructor(code: string, message: string, next: string) {
+    super(message);
+    this.code = code;
+    this.next = next;
+  }
+}

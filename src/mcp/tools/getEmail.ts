@@ -1,0 +1,24 @@
+// get_email: one captured email with its code and links extracted.
+import { z } from 'zod';
+import { defineTool } from '../toolkit.ts';
+import { emailView } from '../views.ts';
+import { hint, loose, sandboxId } from './common.ts';
+
+export const getEmail = defineTool({
+  name: 'get_email',
+  title: 'Get an email',
+  description: 'Returns one email: subject, from, to, text, attachments, the one-time code (otp) and links.',
+  inputSchema: z.object({
+    sandbox_id: sandboxId,
+    email_id: z.string().uuid('email_id must be an id from list_emails'),
+  }),
+  outputSchema: z.object({ email: loose, hint }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async handler(args, { backend }) {
+    const email = emailView(await backend.getEmail(args.sandbox_id, args.email_id));
+    return {
+      email,
+      hint: email.otp.code === null ? 'No code found; see links and text.' : `The code is ${email.otp.code}.`,
+    };
+  },
+});

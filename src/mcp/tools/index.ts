@@ -1,0 +1,31 @@
+// The tool table: every MCP tool, in the order clients list them.
+import type { ToolDefinition } from '../toolkit.ts';
+import { createSandbox } from './createSandbox.ts';
+import { deleteSandbox } from './deleteSandbox.ts';
+import { extractFromBody } from './extractFromBody.ts';
+import { extractOtp } from './extractOtp.ts';
+import { getEmail } from './getEmail.ts';
+import { getRequest } from './getRequest.ts';
+import { getSandbox } from './getSandbox.ts';
+import { listEmails } from './listEmails.ts';
+import { listRequests } from './listRequests.ts';
+import { listSandboxes } from './listSandboxes.ts';
+import { setMockRules } from './setMockRules.ts';
+import { waitForEmail } from './waitForEmail.ts';
+import { waitForRequest } from './waitForRequest.ts';
+
+export const tools: ToolDefinition[] = [
+  createSandbox,
+  waitForEmail,
+  waitForRequest,
+  extractOtp,
+  extractFromBody,
+  listSandboxes,
+  getSandbox,
+  deleteSandbox,
+  setMockRules,
+  listEmails,
+  getEmail,
+  listRequests,
+  getRequest,
+];

@@ -1,0 +1,32 @@
+// set_mock_rules: replaces the replies a sandbox's capture URL gives.
+import { z } from 'zod';
+import { defineTool } from '../toolkit.ts';
+import { mockRuleViews } from '../views.ts';
+import { hint, loose, sandboxId } from './common.ts';
+import { mockRuleInput, toRestRules } from './mockRuleInput.ts';
+
+export const setMockRules = defineTool({
+  name: 'set_mock_rules',
+  title: 'Set mock rules',
+  description:
+    'Replaces the whole list of reply rules of the sandbox capture URL (rules not sent are removed). The first ' +
+    'rule whose method and pattern match answers; a rule with is_fallback answers the rest; with no match the ' +
+    'reply is 200 {}. Bodies and headers may use templates such as {{body.email}} or {{uuid}}.',
+  inputSchema: z.object({ sandbox_id: sandboxId, rules: z.array(mockRuleInput).max(100) }),
+  outputSchema: z.object({
+    sandbox_id: z.string(),
+    capture_url: z.string(),
+    mock_rules: z.array(loose),
+    hint,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, { backend }) {
+    const sandbox = await backend.setMocks(args.sandbox_id, { mocks: toRestRules(args.rules) });
+    return {
+      sandbox_id: sandbox.id,
+      capture_url: sandbox.captureUrl,
+      mock_rules: mockRuleViews(sandbox),
+      hint: `Requests to ${sandbox.captureUrl}/<path> now get these replies.`,
+    };
+  },
+});
