@@ -17,9 +17,7 @@ const transportFrameworks = [
 function otherAdapters(self) {
   return adapters
     .filter((a) => a !== self)
-    .flatMap((a) =>
-      [`**/${a}/*`, `**/${a}`].map((group) => ({ group: [group], message: `${a} is another adapter` })),
-    );
+    .map((a) => ({ adapter: a, group: [`**/${a}/*`, `**/${a}`], message: `${a} is another adapter` }));
 }
 
 /** Adapters that may import core, but not each other. The CLI is the composition root, so it may import all. */
@@ -31,7 +29,9 @@ const adapterRules = ['rest', 'mcp', 'smtp', 'capture', 'client'].map((self) => 
       {
         patterns: [
           // The stdio MCP mode is a client of a running server, so mcp may use src/client.
-          ...otherAdapters(self).filter((p) => !(self === 'mcp' && p.group[0] === '**/client/*')),
+          ...otherAdapters(self)
+            .filter((p) => !(self === 'mcp' && p.adapter === 'client'))
+            .map(({ group, message }) => ({ group, message })),
           { group: ['**/cli/*'], message: 'the CLI is the composition root; nothing imports it' },
         ],
       },

@@ -5,12 +5,15 @@ import { ConfigError, loadConfig } from '../core/config.ts';
 import { createCore } from '../core/core.ts';
 import { StoreLockedError } from '../core/store/lockFile.ts';
 import { createLogger } from './logger.ts';
+import { McpUsageError, runMcp } from './mcpCommand.ts';
 import { ListenError, startServer, storeFor } from './server.ts';
 
 const USAGE = `Usage: sandtrap <command>
 
 Commands:
   serve                          start the API, SMTP and capture listeners (same as npm start)
+  mcp [--embedded]               MCP server over stdio: a client of a running server (SANDTRAP_URL,
+                                 SANDTRAP_API_KEY), or with --embedded the whole service in-process
   migrate                        apply database migrations and exit
   workspaces create NAME         create a workspace and print its first API key
   keys create [--workspace W] [--label L] [--expires-in-days N]
@@ -112,6 +115,8 @@ async function main(argv: string[]): Promise<void> {
     case undefined:
     case 'serve':
       return serve();
+    case 'mcp':
+      return runMcp(argv.slice(1));
     case 'migrate':
       return withCore(async () => {
         process.stdout.write('Database is up to date.\n');
@@ -147,7 +152,8 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof StoreLockedError ||
-    err instanceof ListenError
+    err instanceof ListenError ||
+    err instanceof McpUsageError
   ) {
     process.stderr.write(`sandtrap: ${err.message}\n`);
     process.exitCode = 2;

@@ -1,0 +1,177 @@
+// The MCP tools' backend for `sandtrap mcp` over stdio: a running server's REST API through the typed client.
+import { AppError, type ErrorCode } from '../core/errors.ts';
+import type { MessageDetail, MessageSummary } from '../core/messages.ts';
+import type { Page } from '../core/pagination.ts';
+import type { RequestDetail, RequestSummary } from '../core/requests.ts';
+import type { Sandbox } from '../core/sandboxes.ts';
+import type { components, SandtrapClient } from '../client/index.ts';
+import type { McpBackend } from './backend.ts';
+
+type S = components['schemas'];
+
+const CODES: Record<number, ErrorCode> = {
+  400: 'invalid_input',
+  401: 'unauthorized',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'rate_limited',
+};
+
+/** Unwraps an openapi-fetch result, turning a problem response into the core error it stands for. */
+function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.error === undefined && result.response.ok) return result.data as T;
+  const problem = (result.error ?? {}) as {
+    detail?: string;
+    errors?: Array<{ path: string; message: string }>;
+  };
+  const status = result.response.status;
+  const retryAfter = Number(result.response.headers.get('retry-after') ?? '');
+  throw new AppError(
+    CODES[status] ?? 'unavailable',
+    problem.detail ?? `The sandtrap server answered ${status}.`,
+    {
+      ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    },
+  );
+}
+
+const date = (s: string) => new Date(s);
+
+function sandbox(s: S['Sandbox']): Sandbox {
+  return { ...s, createdAt: date(s.createdAt), expiresAt: s.expiresAt === null ? null : date(s.expiresAt) };
+}
+
+function messageSummary(m: S['MessageSummary']): MessageSummary {
+  return { ...m, receivedAt: date(m.receivedAt), attachmentCount: m.attachmentCount ?? 0 };
+}
+
+function messageDetail(m: S['MessageDetail']): MessageDetail {
+  return { ...m, receivedAt: date(m.receivedAt) };
+}
+
+function requestSummary(r: S['RequestSummary']): RequestSummary {
+  return { ...r, receivedAt: date(r.receivedAt) };
+}
+
+function requestDetail(r: S['RequestDetail']): RequestDetail {
+  return {
+    ...r,
+    receivedAt: date(r.receivedAt),
+    bodyEncoding: r.bodyEncoding ?? 'utf8',
+    json: r.json ?? null,
+  };
+}
+
+function page<D, T>(p: { items: D[]; nextCursor: string | null }, map: (d: D) => T): Page<T> {
+  return { items: p.items.map(map), nextCursor: p.nextCursor };
+}
+
+const iso = (d: Date | undefined) => (d === undefined ? undefined : d.toISOString());
+
+export function remoteBackend(client: SandtrapClient): McpBackend {
+  const path = (id: string) => ({ params: { path: { id } } });
+  const sb = (sandboxId: string) => ({ sandboxId });
+  return {
+    async createSandbox(input) {
+      return sandbox(
+        unwrap(
+          await client.POST('/sandboxes', {
+            body: {
+              name: input.name,
+              tags: input.tags ?? null,
+              ...(input.ephemeral === true ? { ephemeral: true, ttlMinutes: input.ttlMinutes ?? null } : {}),
+            },
+          }),
+        ),
+      );
+    },
+    async getSandbox(id) {
+      return sandbox(unwrap(await client.GET('/sandboxes/{id}', path(id))));
+    },
+    async listSandboxes(query) {
+      return page(unwrap(await client.GET('/sandboxes', { params: { query } })), sandbox);
+    },
+    async deleteSandbox(id) {
+      unwrap(await client.DELETE('/sandboxes/{id}', path(id)));
+    },
+    async setMocks(id, update) {
+      return sandbox(
+        unwrap(await client.PUT('/sandboxes/{id}/mocks', { ...path(id), body: update as never })),
+      );
+    },
+    async listEmails(id, q) {
+      const query = {
+        limit: q.limit,
+        cursor: q.cursor,
+        q: q.q,
+        capturedFor: q.capturedFor,
+        isRead: q.isRead,
+        since: iso(q.since),
+      };
+      return page(
+        unwrap(await client.GET('/sandboxes/{sandboxId}/messages', { params: { path: sb(id), query } })),
+        messageSummary,
+      );
+    },
+    async getEmail(id, messageId) {
+      return messageDetail(
+        unwrap(
+          await client.GET('/sandboxes/{sandboxId}/messages/{messageId}', {
+            params: { path: { sandboxId: id, messageId } },
+          }),
+        ),
+      );
+    },
+    async listRequests(id, query) {
+      return page(
+        unwrap(await client.GET('/sandboxes/{sandboxId}/requests', { params: { path: sb(id), query } })),
+        requestSummary,
+      );
+    },
+    async getRequest(id, requestId) {
+      return requestDetail(
+        unwrap(
+          await client.GET('/sandboxes/{sandboxId}/requests/{requestId}', {
+            params: { path: { sandboxId: id, requestId } },
+          }),
+        ),
+      );
+    },
+    async waitForEmail(id, f, call) {
+      const res = await client.GET('/sandboxes/{sandboxId}/messages/wait', {
+        params: {
+          path: sb(id),
+          query: {
+            subjectContains: f.subjectContains,
+            fromContains: f.fromContains,
+            capturedFor: f.capturedFor,
+            isRead: f.isRead,
+            since: iso(f.since),
+            timeoutSeconds: call.timeoutSeconds,
+          },
+        },
+        signal: call.signal,
+      });
+      if (res.response.status === 204) return { status: 'timeout', nonMatching: 0 };
+      return { status: 'found', item: messageDetail(unwrap(res) as S['MessageDetail']) };
+    },
+    async waitForRequest(id, f, call) {
+      const res = await client.GET('/sandboxes/{sandboxId}/requests/wait', {
+        params: {
+          path: sb(id),
+          query: {
+            method: f.method,
+            pathContains: f.pathContains,
+            since: iso(f.since),
+            timeoutSeconds: call.timeoutSeconds,
+          },
+        },
+        signal: call.signal,
+      });
+      if (res.response.status === 204) return { status: 'timeout', nonMatching: 0 };
+      return { status: 'found', item: requestDetail(unwrap(res) as S['RequestDetail']) };
+    },
+  };
+}
