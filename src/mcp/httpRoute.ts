@@ -35,7 +35,21 @@ async function sendWebResponse(reply: FastifyReply, res: Response): Promise<Fast
   return reply.send(Readable.fromWeb(res.body as WebReadableStream));
 }
 
+interface JsonRpcMessage {
+  id?: string | number | null;
+  method?: string;
+  params?: { requestId?: string | number };
+}
+
+function messagesOf(body: unknown): JsonRpcMessage[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.filter((m): m is JsonRpcMessage => typeof m === 'object' && m !== null);
+}
+
 export function installMcpRoute(app: FastifyInstance, core: Core, version: string): void {
+  // Stateless: a cancellation arrives as its own POST, so calls in flight are found by key and request id.
+  const inFlight = new Map<string, AbortController>();
+  const flightKey = (keyId: string, id: string | number) => `${keyId}\u0000${typeof id}:${id}`;
   const handler = createMcpHandler(
     (ctx) => {
       const principal = ctx.authInfo?.extra?.principal as Principal | undefined;
@@ -80,8 +94,21 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
           });
       }
       const controller = new AbortController();
+      const keyId = auth.principal.keyId;
+      const registered: string[] = [];
+      for (const message of messagesOf(request.body)) {
+        const cancelled = message.params?.requestId;
+        if (message.method === 'notifications/cancelled' && cancelled !== undefined) {
+          inFlight.get(flightKey(keyId, cancelled))?.abort();
+        } else if (message.id !== undefined && message.id !== null && message.method !== undefined) {
+          const k = flightKey(keyId, message.id);
+          inFlight.set(k, controller);
+          registered.push(k);
+        }
+      }
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
+        for (const k of registered) if (inFlight.get(k) === controller) inFlight.delete(k);
       });
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {

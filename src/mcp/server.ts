@@ -30,7 +30,11 @@ export function errorResult(err: unknown) {
   let text: string;
   if (err instanceof ToolError) text = `${err.code}: ${err.message.replace(/\.$/, '')}. ${err.next}`;
   else if (isAppError(err)) {
-    const fields = err.errors?.map((e) => `${e.path} ${e.message}`).join('; ');
+    // Field messages already quoted by the main message are not repeated.
+    const fields = err.errors
+      ?.filter((e) => !err.message.includes(e.message))
+      .map((e) => `${e.path} ${e.message}`)
+      .join('; ');
     const what = `${err.message.replace(/\.$/, '')}${fields ? ` (${fields})` : ''}`;
     text = `${err.code.toUpperCase()}: ${what}. ${NEXT_STEP[err.code] ?? ''}`.trim();
   } else if (err instanceof Error && err.name !== 'Error' && !/^[A-Z]/.test(err.message)) {
@@ -78,11 +82,33 @@ function register(server: McpServer, tool: ToolDefinition, backendFor: () => Mcp
   );
 }
 
+/**
+ * The SDK validates arguments before a handler runs and words that refusal itself; reword it in the
+ * `<CODE>: <what>. <next>` form agents get for every other error. (`createToolError` is the SDK's one hook
+ * for the text of a failed call; it is not in its public types.)
+ */
+function rewordSdkErrors(server: McpServer): void {
+  const target = server as unknown as { createToolError(message: string): unknown };
+  const original = target.createToolError.bind(server);
+  target.createToolError = (message: string) => {
+    const invalid =
+      /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(
+        message,
+      );
+    if (invalid === null) return original(message);
+    return original(
+      `INVALID_ARGUMENT: Invalid arguments for ${invalid[1]}: ${(invalid[2] ?? '').trim().replace(/\.$/, '')}. ` +
+        'Fix the named arguments (see the tool input schema) and call again.',
+    );
+  };
+}
+
 export function buildMcpServer(backendFor: () => McpBackend, version: string): McpServer {
   const server = new McpServer(
     { name: 'sandtrap', title: 'sandtrap capture sandbox', version },
     { instructions: SERVER_INSTRUCTIONS },
   );
   for (const tool of tools) register(server, tool, backendFor);
+  rewordSdkErrors(server);
   return server;
 }

@@ -29,7 +29,13 @@ export const extractFromBody = defineTool({
   }),
   outputSchema: z.object({
     status: z.enum(['found', 'not_found']),
-    matches: z.array(z.object({ value: z.string(), context: z.string().nullable() })),
+    matches: z.array(
+      z.object({
+        value: z.string(),
+        context: z.string().nullable(),
+        kind: z.enum(['verify', 'reset', 'magic_login', 'unsubscribe', 'other']).optional(),
+      }),
+    ),
     email_id: z.string().nullable(),
     request_id: z.string().nullable(),
     hint,
