@@ -9,10 +9,11 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import nodemailer from 'nodemailer';
 import type { components } from '../../openapi/schema.d.ts';
 import type { Store } from '../../src/core/store/openStore.ts';
+import { sandboxTransport } from '../helpers/mail.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import { UUID_RE } from '../helpers/shapes.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Summary = components['schemas']['RequestSummary'];
@@ -23,7 +24,6 @@ type RuleInput = Record<string, unknown>;
 
 const MB = 1024 * 1024;
 const MAX_BODY = 5 * MB;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_MS_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
@@ -1307,14 +1307,7 @@ describeEachStore('HTTP capture', (getStore, backend) => {
   describe('streams are independent', () => {
     it('clearing requests leaves messages, and clearing messages leaves requests', async () => {
       const sb = await sandbox();
-      const transport = nodemailer.createTransport({
-        host: '127.0.0.1',
-        port: server.ports.smtp,
-        secure: false,
-        requireTLS: true,
-        tls: { rejectUnauthorized: false },
-        auth: { user: sb.smtpUsername, pass: sb.smtpPassword },
-      });
+      const transport = sandboxTransport(server.ports.smtp, sb);
       try {
         await transport.sendMail({ from: 'a@x.test', to: 'b@y.test', subject: 'stream check', text: 'hi' });
       } finally {

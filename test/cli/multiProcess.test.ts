@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import nodemailer from 'nodemailer';
 import pg from 'pg';
 import type { components } from '../../openapi/schema.d.ts';
+import { sandboxTransport } from '../helpers/mail.ts';
 import { cleanupProcesses, runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
 type Schemas = components['schemas'];
@@ -187,13 +187,7 @@ describe('two serve processes on one PostgreSQL', { skip }, () => {
       assert.equal(wait.state.settled, false, 'the wait answered before any mail was sent');
 
       const subject = `cross-process ${randomBytes(4).toString('hex')}`;
-      const transport = nodemailer.createTransport({
-        host: '127.0.0.1',
-        port: B().ports.smtp,
-        secure: false,
-        requireTLS: true,
-        tls: { rejectUnauthorized: false },
-        auth: { user: sb.smtpUsername, pass: sb.smtpPassword },
+      const transport = sandboxTransport(B().ports.smtp, sb, {
         connectionTimeout: 5_000,
         greetingTimeout: 5_000,
         socketTimeout: 10_000,

@@ -4,45 +4,31 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { components } from '../../openapi/schema.d.ts';
 import { generateApiKey } from '../../src/core/apiKeyFormat.ts';
+import { sandboxTransport } from '../helpers/mail.ts';
+import {
+  assertJson,
+  assertNoContent,
+  assertNotFound,
+  assertProblem,
+  assertUnauthorized,
+  validationAssertion,
+} from '../helpers/responses.ts';
+import { qs } from '../helpers/query.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import {
+  ISO_RE,
+  MESSAGE_DETAIL_KEYS as DETAIL_KEYS,
+  MESSAGE_SUMMARY_KEYS as SUMMARY_KEYS,
+  UUID_RE,
+} from '../helpers/shapes.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Summary = components['schemas']['MessageSummary'];
 type Detail = components['schemas']['MessageDetail'];
 type Page = components['schemas']['MessagePage'];
-type Problem = components['schemas']['ValidationProblem'] & { requestId?: string };
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const SUMMARY_KEYS = [
-  'attachmentCount',
-  'capturedFor',
-  'from',
-  'id',
-  'isRead',
-  'preview',
-  'receivedAt',
-  'sizeBytes',
-  'subject',
-  'to',
-];
-const DETAIL_KEYS = [
-  'attachments',
-  'capturedFor',
-  'from',
-  'headers',
-  'htmlBody',
-  'id',
-  'isRead',
-  'receivedAt',
-  'sizeBytes',
-  'subject',
-  'textBody',
-  'to',
-];
 
 // ---- the mails used throughout ----
 
@@ -137,45 +123,8 @@ function rawHeaderNames(raw: Buffer): string[] {
 
 // ---- response assertions ----
 
-async function assertProblem(res: Response, status: number, slug: string): Promise<Problem> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
-  const body = JSON.parse(text) as Problem;
-  assert.equal(body.status, status);
-  assert.equal(body.type, `urn:sandtrap:problem:${slug}`);
-  assert.ok(typeof body.detail === 'string' && body.detail.length > 0, 'detail is a non-empty string');
-  assert.equal(body.requestId, res.headers.get('x-request-id'));
-  return body;
-}
-
-/** A 400 validation problem whose `errors` name exactly `paths`. */
-async function assertValidation(res: Response, paths: string[]): Promise<Problem> {
-  const body = await assertProblem(res, 400, 'validation-error');
-  assert.equal(body.title, 'Invalid request');
-  assert.ok(Array.isArray(body.errors) && body.errors.length > 0, 'errors array expected');
-  for (const e of body.errors) assert.ok(e.message.length > 0, `message for ${e.path}`);
-  const got = [...new Set(body.errors.map((e) => e.path))].sort();
-  assert.deepEqual(got, [...paths].sort(), `error paths: ${JSON.stringify(body.errors)}`);
-  return body;
-}
-
-async function assertNotFound(res: Response, what: string): Promise<void> {
-  const body = await assertProblem(res, 404, 'not-found');
-  assert.equal(body.title, 'Not found', what);
-}
-
-async function assertUnauthorized(res: Response, why: RegExp): Promise<void> {
-  const body = await assertProblem(res, 401, 'unauthorized');
-  assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
-  assert.match(String(body.detail), why);
-}
-
-async function assertNoContent(res: Response): Promise<void> {
-  const text = await res.text();
-  assert.equal(res.status, 204, text);
-  assert.equal(text, '');
-}
+/** A 400 validation problem naming exactly `paths`, titled 'Invalid request', each error with a message. */
+const assertValidation = validationAssertion({ title: 'Invalid request', messages: true });
 
 /** Headers every download of captured content carries. */
 function assertDownloadHeaders(res: Response): void {
@@ -188,11 +137,6 @@ function assertDownloadHeaders(res: Response): void {
 function dispositionFileName(header: string | null): string | undefined {
   const m = /;\s*filename=(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(header ?? '');
   return m === null ? undefined : (m[1] ?? m[2]);
-}
-
-function qs(query: Record<string, string>): string {
-  const s = new URLSearchParams(query).toString();
-  return s === '' ? '' : `?${s}`;
 }
 
 interface Endpoint {
@@ -246,16 +190,7 @@ describeEachStore('REST messages', (getStore) => {
   function transportFor(box: Box): Transporter {
     let t = transports.get(box.sb.id);
     if (t === undefined) {
-      t = nodemailer.createTransport({
-        host: '127.0.0.1',
-        port: server.ports.smtp,
-        secure: false,
-        requireTLS: true,
-        tls: { rejectUnauthorized: false },
-        auth: { user: box.sb.smtpUsername, pass: box.sb.smtpPassword },
-        pool: true,
-        maxConnections: 1,
-      });
+      t = sandboxTransport(server.ports.smtp, box.sb, { pool: true, maxConnections: 1 });
       transports.set(box.sb.id, t);
     }
     return t;
@@ -279,11 +214,7 @@ describeEachStore('REST messages', (getStore) => {
   }
 
   async function list(box: Box, query: Record<string, string> = {}): Promise<Page> {
-    const res = await listRes(box, query);
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-    return JSON.parse(text) as Page;
+    return assertJson<Page>(await listRes(box, query));
   }
 
   async function listIds(box: Box, query: Record<string, string> = {}): Promise<string[]> {
@@ -297,11 +228,7 @@ describeEachStore('REST messages', (getStore) => {
   }
 
   async function detail(box: Box, id: string): Promise<Detail> {
-    const res = await box.ws.api(messagePath(box, id));
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-    return JSON.parse(text) as Detail;
+    return assertJson<Detail>(await box.ws.api(messagePath(box, id)));
   }
 
   function patch(box: Box, id: string, body: unknown, ws = box.ws): Promise<Response> {

@@ -8,42 +8,15 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { components } from '../../openapi/schema.d.ts';
 import { generateApiKey } from '../../src/core/apiKeyFormat.ts';
 import { createTestApi, type TestApi, type TestWorkspace } from '../helpers/api.ts';
+import { assertProblem, assertValidation, type Problem } from '../helpers/injectProblems.ts';
+import { UUID_RE } from '../helpers/shapes.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Sandbox = components['schemas']['Sandbox'];
 type MockRule = components['schemas']['MockRule'];
-type Problem = components['schemas']['ValidationProblem'];
 type RuleInput = Record<string, unknown>;
 
 const BASE = '/api/v1/sandboxes';
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function assertProblem(res: LightMyRequestResponse, status: number, slug: string): Problem {
-  assert.equal(res.statusCode, status, res.body);
-  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-  const body = res.json<Problem>();
-  assert.equal(body.status, status);
-  assert.equal(body.type, `urn:sandtrap:problem:${slug}`);
-  assert.equal(typeof body.title, 'string');
-  assert.ok(typeof body.detail === 'string' && body.detail.length > 0, 'detail is a non-empty string');
-  assert.ok(typeof body.requestId === 'string' && body.requestId.length > 0, 'requestId is set');
-  assert.equal(body.requestId, res.headers['x-request-id']);
-  return body;
-}
-
-/** A 400 validation problem whose `errors` name exactly the given paths (each at least once). */
-function assertValidation(res: LightMyRequestResponse, paths: string[]): Problem {
-  const body = assertProblem(res, 400, 'validation-error');
-  assert.equal(body.title, 'Invalid request');
-  assert.ok(Array.isArray(body.errors) && body.errors.length > 0, `errors array expected: ${res.body}`);
-  for (const e of body.errors) {
-    assert.equal(typeof e.path, 'string');
-    assert.ok(typeof e.message === 'string' && e.message.length > 0, `message for ${e.path}`);
-  }
-  const got = [...new Set(body.errors.map((e) => e.path))].sort();
-  assert.deepEqual(got, [...paths].sort(), `error paths: ${JSON.stringify(body.errors)}`);
-  return body;
-}
 
 async function createSandbox(ws: TestWorkspace, name = 'mocked'): Promise<Sandbox> {
   const res = await ws.call({ method: 'POST', url: BASE, payload: { name } });

@@ -7,83 +7,31 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { components } from '../../openapi/schema.d.ts';
 import { generateApiKey } from '../../src/core/apiKeyFormat.ts';
+import {
+  assertJson,
+  assertNoContent,
+  assertNotFound,
+  assertUnauthorized,
+  validationAssertion,
+} from '../helpers/responses.ts';
+import { qs } from '../helpers/query.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import {
+  ISO_RE,
+  REQUEST_DETAIL_KEYS as DETAIL_KEYS,
+  REQUEST_SUMMARY_KEYS as SUMMARY_KEYS,
+  UUID_RE,
+} from '../helpers/shapes.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Summary = components['schemas']['RequestSummary'];
 type Detail = components['schemas']['RequestDetail'];
 type Page = components['schemas']['RequestPage'];
-type Problem = components['schemas']['ValidationProblem'] & { requestId?: string };
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const SUMMARY_KEYS = [
-  'id',
-  'method',
-  'mockName',
-  'mockStatusCode',
-  'path',
-  'query',
-  'receivedAt',
-  'sizeBytes',
-  'sourceIp',
-];
-const DETAIL_KEYS = [
-  ...SUMMARY_KEYS,
-  'body',
-  'bodyEncoding',
-  'bodyTruncated',
-  'form',
-  'headers',
-  'json',
-  'queryParams',
-].sort();
 
 // ---- response assertions ----
 
-async function assertProblem(res: Response, status: number, slug: string): Promise<Problem> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
-  const body = JSON.parse(text) as Problem;
-  assert.equal(body.status, status);
-  assert.equal(body.type, `urn:sandtrap:problem:${slug}`);
-  assert.ok(typeof body.detail === 'string' && body.detail.length > 0, 'detail is a non-empty string');
-  assert.equal(body.requestId, res.headers.get('x-request-id'));
-  return body;
-}
-
-/** A 400 validation problem whose `errors` name exactly `paths`. */
-async function assertValidation(res: Response, paths: string[]): Promise<Problem> {
-  const body = await assertProblem(res, 400, 'validation-error');
-  assert.ok(Array.isArray(body.errors) && body.errors.length > 0, 'errors array expected');
-  for (const e of body.errors) assert.ok(e.message.length > 0, `message for ${e.path}`);
-  const got = [...new Set(body.errors.map((e) => e.path))].sort();
-  assert.deepEqual(got, [...paths].sort(), `error paths: ${JSON.stringify(body.errors)}`);
-  return body;
-}
-
-async function assertNotFound(res: Response, what: string): Promise<void> {
-  const body = await assertProblem(res, 404, 'not-found');
-  assert.equal(body.title, 'Not found', what);
-}
-
-async function assertUnauthorized(res: Response, why: RegExp): Promise<void> {
-  const body = await assertProblem(res, 401, 'unauthorized');
-  assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
-  assert.match(String(body.detail), why);
-}
-
-async function assertNoContent(res: Response): Promise<void> {
-  const text = await res.text();
-  assert.equal(res.status, 204, text);
-  assert.equal(text, '');
-}
-
-function qs(query: Record<string, string>): string {
-  const s = new URLSearchParams(query).toString();
-  return s === '' ? '' : `?${s}`;
-}
+/** A 400 validation problem whose `errors` name exactly `paths`, each with a message. */
+const assertValidation = validationAssertion({ messages: true });
 
 interface Endpoint {
   method: string;
@@ -187,11 +135,7 @@ describeEachStore('REST requests', (getStore) => {
   }
 
   async function list(box: Box, query: Record<string, string> = {}): Promise<Page> {
-    const res = await listRes(box, query);
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-    return JSON.parse(text) as Page;
+    return assertJson<Page>(await listRes(box, query));
   }
 
   async function listIds(box: Box, query: Record<string, string> = {}): Promise<string[]> {
@@ -201,11 +145,7 @@ describeEachStore('REST requests', (getStore) => {
   }
 
   async function detail(box: Box, id: string): Promise<Detail> {
-    const res = await box.ws.api(`${base(box)}/${id}`);
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-    return JSON.parse(text) as Detail;
+    return assertJson<Detail>(await box.ws.api(`${base(box)}/${id}`));
   }
 
   function callWith(headers: Record<string, string>, e: Endpoint): Promise<Response> {

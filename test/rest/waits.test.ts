@@ -9,58 +9,22 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { components } from '../../openapi/schema.d.ts';
+import { sandboxTransport } from '../helpers/mail.ts';
+import { assertNoContent, assertProblem, validationAssertion } from '../helpers/responses.ts';
+import { qs } from '../helpers/query.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import { MESSAGE_DETAIL_KEYS, REQUEST_DETAIL_KEYS, UUID_RE } from '../helpers/shapes.ts';
 import { describeEachStore, storeBackends } from '../helpers/stores.ts';
 
 type MessageDetail = components['schemas']['MessageDetail'];
 type RequestDetail = components['schemas']['RequestDetail'];
-type Problem = components['schemas']['ValidationProblem'] & { requestId?: string };
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const MESSAGE_DETAIL_KEYS = [
-  'attachments',
-  'capturedFor',
-  'from',
-  'headers',
-  'htmlBody',
-  'id',
-  'isRead',
-  'receivedAt',
-  'sizeBytes',
-  'subject',
-  'textBody',
-  'to',
-];
-const REQUEST_DETAIL_KEYS = [
-  'body',
-  'bodyEncoding',
-  'bodyTruncated',
-  'form',
-  'headers',
-  'id',
-  'json',
-  'method',
-  'mockName',
-  'mockStatusCode',
-  'path',
-  'query',
-  'queryParams',
-  'receivedAt',
-  'sizeBytes',
-  'sourceIp',
-];
 
 /** Every test finishes well inside this; a hung wait fails the test instead of the run. */
 const T = { timeout: 15_000 };
 
 // ---- small utilities ----
-
-function qs(query: Record<string, string>): string {
-  const s = new URLSearchParams(query).toString();
-  return s === '' ? '' : `?${s}`;
-}
 
 /** Polls `cond` every 10 ms for at most `ms`. */
 async function waitUntil(cond: () => boolean, what: string, ms = 3000): Promise<void> {
@@ -84,30 +48,8 @@ async function settledWithin<X>(p: Promise<X>, ms: number): Promise<'pending' | 
   }
 }
 
-async function assertProblem(res: Response, status: number, slug: string): Promise<Problem> {
-  const text = await res.text();
-  assert.equal(res.status, status, text);
-  assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
-  const body = JSON.parse(text) as Problem;
-  assert.equal(body.status, status);
-  assert.equal(body.type, `urn:sandtrap:problem:${slug}`);
-  assert.ok(typeof body.detail === 'string' && body.detail.length > 0, 'detail is a non-empty string');
-  assert.equal(body.requestId, res.headers.get('x-request-id'));
-  return body;
-}
-
-async function assertValidation(res: Response, paths: string[]): Promise<void> {
-  const body = await assertProblem(res, 400, 'validation-error');
-  assert.ok(Array.isArray(body.errors) && body.errors.length > 0, 'errors array expected');
-  const got = [...new Set(body.errors.map((e) => e.path))].sort();
-  assert.deepEqual(got, [...paths].sort(), `error paths: ${JSON.stringify(body.errors)}`);
-}
-
-async function assertNoContent(res: Response): Promise<void> {
-  const text = await res.text();
-  assert.equal(res.status, 204, text);
-  assert.equal(text, '');
-}
+/** A 400 validation problem whose `errors` name exactly `paths`. */
+const assertValidation = validationAssertion();
 
 async function json<X>(res: Response, status = 200): Promise<X> {
   const text = await res.text();
@@ -163,16 +105,7 @@ describeEachStore('REST waits', (getStore) => {
   async function sendMail(box: Box, mail: SendMailOptions): Promise<void> {
     let t = transports.get(box.sb.id);
     if (t === undefined) {
-      t = nodemailer.createTransport({
-        host: '127.0.0.1',
-        port: server.ports.smtp,
-        secure: false,
-        requireTLS: true,
-        tls: { rejectUnauthorized: false },
-        auth: { user: box.sb.smtpUsername, pass: box.sb.smtpPassword },
-        pool: true,
-        maxConnections: 1,
-      });
+      t = sandboxTransport(server.ports.smtp, box.sb, { pool: true, maxConnections: 1 });
       transports.set(box.sb.id, t);
     }
     await t.sendMail({ from: 'sender@alpha.test', to: 'inbox@example.test', text: 'hello', ...mail });

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, it } from 'node:test';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { sandboxTransport } from '../helpers/mail.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 
@@ -32,14 +33,7 @@ describeEachStore('fixture corpus over SMTP', (getStore) => {
     server = await startTestServer(getStore(), { RATE_LIMITS: 'off' });
     ws = await server.workspace();
     sandbox = await ws.createSandbox({ name: 'fixtures' });
-    transport = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: server.ports.smtp,
-      secure: false,
-      requireTLS: true,
-      tls: { rejectUnauthorized: false },
-      auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
-    });
+    transport = sandboxTransport(server.ports.smtp, sandbox);
   });
   after(async () => {
     transport.close();

@@ -3,208 +3,30 @@
 // sandboxes is stored once per sandbox with only its own recipients in capturedFor; rate limits, store
 // failures and bad input. Clients: nodemailer, Python smtplib (test/helpers/smtplib_send.py), a raw socket.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import net from 'node:net';
-import tls from 'node:tls';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import nodemailer from 'nodemailer';
 import type { components } from '../../openapi/schema.d.ts';
 import type { Store } from '../../src/core/store/openStore.ts';
-import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import {
+  inboundTransport,
+  listMessages,
+  messageDetail,
+  onlyMessage,
+  rawOf,
+  refusal,
+} from '../helpers/mail.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { smtplib } from '../helpers/smtplib.ts';
+import { plainAuth, Wire, type Reply } from '../helpers/smtpWire.ts';
 import { describeEachStore, type StoreBackend } from '../helpers/stores.ts';
 
-type MessagePage = components['schemas']['MessagePage'];
 type MessageSummary = components['schemas']['MessageSummary'];
-type MessageDetail = components['schemas']['MessageDetail'];
 type Sandbox = Record<string, any>;
 
 const MAX_BYTES = 10 * 1024 * 1024;
 const DOMAIN = 'capture.localhost';
-const SMTPLIB = fileURLToPath(new URL('../helpers/smtplib_send.py', import.meta.url));
-const execFileP = promisify(execFile);
-
-// ---------------------------------------------------------------------------------------------------------
-// A raw SMTP client: one reply at a time, every read bounded by a timeout so a hang fails fast.
-
-interface Reply {
-  code: number;
-  lines: string[];
-  /** The reply text without codes, lines joined by \n. */
-  text: string;
-}
-
-class Wire {
-  #socket: net.Socket | tls.TLSSocket;
-  #buffer = '';
-  #lines: string[] = [];
-  #wake: (() => void) | undefined;
-  closed = false;
-
-  private constructor(socket: net.Socket) {
-    this.#socket = socket;
-    this.#attach(socket);
-    socket.on('close', () => {
-      this.closed = true;
-      this.#notify();
-    });
-  }
-
-  static connect(port: number): Promise<Wire> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('error', reject);
-      socket.once('connect', () => {
-        socket.off('error', reject);
-        resolve(new Wire(socket));
-      });
-    });
-  }
-
-  /** Connects and reads the 220 greeting. */
-  static async open(port: number): Promise<Wire> {
-    const wire = await Wire.connect(port);
-    const greeting = await wire.read();
-    assert.equal(greeting.code, 220, greeting.text);
-    return wire;
-  }
-
-  #attach(socket: net.Socket | tls.TLSSocket): void {
-    socket.on('error', () => {}); // a reset is seen as `closed`
-    socket.on('data', (chunk: Buffer) => {
-      this.#buffer += chunk.toString('latin1');
-      let end: number;
-      while ((end = this.#buffer.indexOf('\r\n')) >= 0) {
-        this.#lines.push(this.#buffer.slice(0, end));
-        this.#buffer = this.#buffer.slice(end + 2);
-      }
-      this.#notify();
-    });
-  }
-
-  #notify(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
-  }
-
-  async #nextLine(deadline: number): Promise<string> {
-    while (this.#lines.length === 0) {
-      if (this.closed) throw new Error('connection closed while waiting for a reply');
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('timed out waiting for an SMTP reply');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    return this.#lines.shift() as string;
-  }
-
-  /** Reads one (possibly multi-line) reply. */
-  async read(timeoutMs = 5000): Promise<Reply> {
-    const deadline = Date.now() + timeoutMs;
-    const lines: string[] = [];
-    for (;;) {
-      const line = await this.#nextLine(deadline);
-      lines.push(line);
-      if (!/^\d{3}-/.test(line)) break;
-    }
-    return {
-      code: Number((lines.at(-1) as string).slice(0, 3)),
-      lines,
-      text: lines.map((l) => l.slice(4)).join('\n'),
-    };
-  }
-
-  write(data: string | Buffer): void {
-    this.#socket.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
-  }
-
-  async command(line: string, timeoutMs?: number): Promise<Reply> {
-    this.write(`${line}\r\n`);
-    return this.read(timeoutMs);
-  }
-
-  async startTls(): Promise<void> {
-    const reply = await this.command('STARTTLS');
-    assert.equal(reply.code, 220, reply.text);
-    const plain = this.#socket;
-    plain.removeAllListeners('data');
-    const secure = tls.connect({ socket: plain as net.Socket, rejectUnauthorized: false });
-    await Promise.race([
-      once(secure, 'secureConnect'),
-      new Promise((_r, reject) => setTimeout(() => reject(new Error('TLS handshake timed out')), 5000)),
-    ]);
-    this.#socket = secure;
-    this.#attach(secure);
-  }
-
-  /** Resolves true once the server closed the connection, false after the timeout. */
-  async waitClosed(timeoutMs = 3000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.closed && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadline - Date.now());
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#lines.length = 0;
-    }
-    return this.closed;
-  }
-
-  close(): void {
-    this.#socket.destroy();
-  }
-}
-
-const plainAuth = (user: string, pass: string) => Buffer.from(`\0${user}\0${pass}`).toString('base64');
-
-// ---------------------------------------------------------------------------------------------------------
-// Python smtplib through the helper.
-
-interface SmtplibSpec {
-  host?: string;
-  port: number;
-  starttls?: boolean;
-  username?: string;
-  password?: string;
-  mail_from: string;
-  rcpt_to: string[];
-  subject?: string;
-  body?: string;
-  raw?: string;
-}
-type SmtplibResult = { ok: true } | { ok: false; stage: string; code: number; message: string };
-
-async function smtplib(spec: SmtplibSpec): Promise<SmtplibResult> {
-  const { stdout } = await execFileP('python3', [SMTPLIB, JSON.stringify({ host: '127.0.0.1', ...spec })], {
-    timeout: 30_000,
-  });
-  return JSON.parse(stdout.trim().split('\n').at(-1) as string) as SmtplibResult;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-
-/** A nodemailer transport for the inbound port: no AUTH; STARTTLS when offered. */
-function inboundTransport(port: number) {
-  return nodemailer.createTransport({
-    host: '127.0.0.1',
-    port,
-    secure: false,
-    tls: { rejectUnauthorized: false },
-  });
-}
 
 const addr = (local: string, sandbox: Sandbox) => `${local}@${sandbox.id}.${DOMAIN}`;
 
@@ -231,43 +53,6 @@ async function openWire(port: number): Promise<Wire> {
   const wire = await Wire.open(port);
   assert.equal((await wire.command('EHLO raw.test')).code, 250);
   return wire;
-}
-
-async function refusal(
-  p: Promise<unknown>,
-): Promise<{ responseCode: number; response: string; rejected?: string[] }> {
-  return p.then(
-    () => assert.fail('the send was expected to be refused'),
-    (e: unknown) => e as { responseCode: number; response: string },
-  );
-}
-
-async function listMessages(
-  ws: TestServerWorkspace,
-  sandboxId: string,
-  query = '',
-): Promise<MessageSummary[]> {
-  const res = await ws.api(`/sandboxes/${sandboxId}/messages${query}`);
-  assert.equal(res.status, 200, await res.clone().text());
-  return ((await res.json()) as MessagePage).items;
-}
-
-async function detail(ws: TestServerWorkspace, sandboxId: string, messageId: string): Promise<MessageDetail> {
-  const res = await ws.api(`/sandboxes/${sandboxId}/messages/${messageId}`);
-  assert.equal(res.status, 200);
-  return (await res.json()) as MessageDetail;
-}
-
-async function onlyMessage(ws: TestServerWorkspace, sandboxId: string): Promise<MessageDetail> {
-  const items = await listMessages(ws, sandboxId);
-  assert.equal(items.length, 1, `exactly one message expected, got ${items.length}`);
-  return detail(ws, sandboxId, (items[0] as MessageSummary).id);
-}
-
-async function rawOf(ws: TestServerWorkspace, sandboxId: string, messageId: string): Promise<Buffer> {
-  const res = await ws.api(`/sandboxes/${sandboxId}/messages/${messageId}/raw`);
-  assert.equal(res.status, 200);
-  return Buffer.from(await res.arrayBuffer());
 }
 
 /**
@@ -698,7 +483,7 @@ describeEachStore('SMTP inbound listener', (getStore, backend: StoreBackend) => 
       const nb = bySubject.get('no boundary') as MessageSummary;
       assert.deepEqual(nb.to, [to]);
       assert.deepEqual(await rawOf(ws, sandbox.id, nb.id), Buffer.from(noBoundary));
-      const nul = await detail(ws, sandbox.id, (bySubject.get('nulinside') as MessageSummary).id);
+      const nul = await messageDetail(ws, sandbox.id, (bySubject.get('nulinside') as MessageSummary).id);
       assert.equal(nul.textBody?.trim(), 'beforeafter');
       assert.equal(nul.from, 'nul@sender.test');
       const j = bySubject.get('junk') as MessageSummary;

@@ -1,0 +1,52 @@
+// Id and timestamp formats and the sorted field lists of the REST message and request shapes.
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export const MESSAGE_SUMMARY_KEYS = [
+  'attachmentCount',
+  'capturedFor',
+  'from',
+  'id',
+  'isRead',
+  'preview',
+  'receivedAt',
+  'sizeBytes',
+  'subject',
+  'to',
+];
+export const MESSAGE_DETAIL_KEYS = [
+  'attachments',
+  'capturedFor',
+  'from',
+  'headers',
+  'htmlBody',
+  'id',
+  'isRead',
+  'receivedAt',
+  'sizeBytes',
+  'subject',
+  'textBody',
+  'to',
+];
+
+export const REQUEST_SUMMARY_KEYS = [
+  'id',
+  'method',
+  'mockName',
+  'mockStatusCode',
+  'path',
+  'query',
+  'receivedAt',
+  'sizeBytes',
+  'sourceIp',
+];
+export const REQUEST_DETAIL_KEYS = [
+  ...REQUEST_SUMMARY_KEYS,
+  'body',
+  'bodyEncoding',
+  'bodyTruncated',
+  'form',
+  'headers',
+  'json',
+  'queryParams',
+].sort();
