@@ -45,7 +45,7 @@ function nearChar(line: string, at: number, step: 1 | -1): string {
   return line[k] ?? '';
 }
 
-/** Masked digits: "•••• 1234", "****1234", "XXX-XXX-1234". A lone "*" both sides is markdown bold. */
+/** Masked digits: "•••• 1234", "****1234", or capital-X masks before the last digits. A lone "*" both sides is markdown bold. */
 function masked(line: string, start: number, end: number): boolean {
   let k = start - 1;
   if (line[k] === ' ' || line[k] === '-') k--;

@@ -236,7 +236,7 @@ function alnumTokens(line: string, runs: Run[]): Token[] {
     const code = parts.map((p) => p.text).join('');
     if (code.length < 4 || code.length > 10) return false;
     if (!/[A-Z]/.test(code) || !/[0-9]/.test(code) || NOT_CODE_TOKENS.has(code)) return false;
-    // "XXXX1234" is a masked card or account number.
+    // Capital-X masks followed by digits are a masked card or account number.
     if (/^X{2,}[0-9]+$/.test(code)) return false;
     const first = parts[0] as Run;
     const last = parts[parts.length - 1] as Run;
