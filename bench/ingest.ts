@@ -1,0 +1,492 @@
+// Ingest benchmarks (design section 9): SMTP ingest over STARTTLS + AUTH and over the plain inbound port,
+// HTTP capture with autocannon, and cold start to /healthz; peers (maildev, Mockoon CLI) on the same run
+// with the same load generators. Everything listens and is driven on 127.0.0.1 only.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import nodemailer from 'nodemailer';
+import { freePort, generateKey, percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
+import { report, type Row } from './lib/report.ts';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const SMTP_MESSAGES = 3_000;
+const SMTP_WARMUP = 200;
+const SMTP_CONNECTIONS = 8;
+const HTTP_SECONDS = 10;
+const HTTP_CONNECTIONS = 16;
+const PEER_START_MS = 120_000;
+
+const rows: Row[] = [];
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const ms = (v: number) => `${v.toFixed(2)} ms`;
+const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+function rssOf(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples `rss()` every 100 ms until stopped; returns the peak. */
+function peakSampler(rss: () => number): { stop(): number } {
+  let peak = rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rss());
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, rss());
+    },
+  };
+}
+
+async function api(server: BenchServer, path: string, init: RequestInit = {}): Promise<any> {
+  const res = await fetch(`${server.apiUrl}/api/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+  });
+  if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+  return res.status === 204 ? undefined : res.json();
+}
+
+/** A 4 KB RFC 5322 message (headers + body), unique per call. */
+function message(from: string, to: string, i: number): string {
+  const head =
+    `From: ${from}\r\nTo: ${to}\r\nSubject: bench ${i}\r\n` +
+    `Message-ID: <${i}.${randomBytes(6).toString('hex')}@bench.localhost>\r\n` +
+    `Date: ${new Date().toUTCString()}\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n`;
+  const line = 'The quick brown fox jumps over the lazy dog, again and again, for the benchmark.\r\n';
+  let body = '';
+  while (head.length + body.length + line.length <= 4096) body += line;
+  return head + body + 'x'.repeat(4096 - head.length - body.length);
+}
+
+interface SmtpResult {
+  rate: number;
+  p50: number;
+  p99: number;
+  peakRss: number;
+}
+
+/**
+ * 8 pooled connections, 8 messages in flight (one per connection, so a message's latency is its own
+ * DATA-to-250 time, not queueing in the client), `SMTP_MESSAGES` sends all awaited after a warm-up.
+ */
+async function smtpLoad(
+  transportOptions: Record<string, unknown>,
+  to: string,
+  rss: () => number,
+): Promise<SmtpResult> {
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    pool: true,
+    maxConnections: SMTP_CONNECTIONS,
+    maxMessages: Infinity,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+    ...transportOptions,
+  } as any);
+  const from = 'bench@sender.localhost';
+  const send = (i: number) => transport.sendMail({ envelope: { from, to: [to] }, raw: message(from, to, i) });
+  try {
+    let next = 0;
+    const worker = async (total: number, latencies: number[] | null) => {
+      while (next < total) {
+        const i = next++;
+        const t0 = performance.now();
+        await send(i);
+        latencies?.push(performance.now() - t0);
+      }
+    };
+    await Promise.all(Array.from({ length: SMTP_CONNECTIONS }, () => worker(SMTP_WARMUP, null)));
+    next = 0;
+    const latencies: number[] = [];
+    const sampler = peakSampler(rss);
+    const start = performance.now();
+    await Promise.all(Array.from({ length: SMTP_CONNECTIONS }, () => worker(SMTP_MESSAGES, latencies)));
+    const elapsed = (performance.now() - start) / 1000;
+    const peakRss = sampler.stop();
+    latencies.sort((a, b) => a - b);
+    return {
+      rate: SMTP_MESSAGES / elapsed,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      peakRss,
+    };
+  } finally {
+    transport.close();
+  }
+}
+
+const smtpMeasured = (r: SmtpResult) =>
+  `${r.rate.toFixed(0)} msgs/s; p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; peak RSS ${mb(r.peakRss)}`;
+
+interface HttpResult {
+  rate: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  peakRss: number;
+}
+
+async function httpLoad(url: string, rss: () => number): Promise<HttpResult> {
+  const body = JSON.stringify({ event: 'bench', pad: 'x'.repeat(1024 - 30) }).slice(0, 1024);
+  const sampler = peakSampler(rss);
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: HTTP_CONNECTIONS,
+    pipelining: 1,
+    duration: HTTP_SECONDS,
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  return {
+    rate: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    peakRss: sampler.stop(),
+  };
+}
+
+const httpMeasured = (r: HttpResult) =>
+  `${r.rate.toFixed(0)} req/s; p50 ${r.p50} ms, p99 ${r.p99} ms; non-2xx ${r.non2xx}, errors ${r.errors}; peak RSS ${mb(r.peakRss)}`;
+
+/** A peer process in its own process group, so `npx` and what it starts are stopped together. */
+interface Peer {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function spawnPeer(command: string, args: string[], cwd: string): Peer {
+  const child = spawn(command, args, {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const onExit = () => killGroup('SIGKILL');
+  process.once('exit', onExit);
+  return {
+    child,
+    async stop() {
+      process.off('exit', onExit);
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        killGroup('SIGTERM');
+        const t = setTimeout(() => killGroup('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(t);
+      }
+      killGroup('SIGKILL'); // leftovers in the group (npx's children)
+    },
+    get stderr() {
+      return stderr;
+    },
+  } as Peer & { stderr: string };
+}
+
+/** Polls until `ready()` or the deadline; throws with the peer's stderr tail on failure. */
+async function waitReady(peer: Peer, ready: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + PEER_START_MS;
+  for (;;) {
+    if (peer.child.exitCode !== null)
+      throw new Error(`${what} exited with ${peer.child.exitCode}: ${(peer as any).stderr}`);
+    if (await ready().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not start within ${PEER_START_MS / 1000} s`);
+    await sleep(100);
+  }
+}
+
+/** Time from spawn to the first /healthz 200, polled every 5 ms. */
+async function coldStart(dataDir: string, key: string): Promise<number> {
+  const ports = { api: await freePort(), smtp: await freePort(), capture: await freePort() };
+  const start = performance.now();
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'src/cli/main.ts', 'serve'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: dataDir,
+      API_PORT: String(ports.api),
+      SMTP_PORT: String(ports.smtp),
+      SMTP_INBOUND_PORT: '0',
+      CAPTURE_PORT: String(ports.capture),
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: 'warn',
+      BOOTSTRAP_API_KEY: key,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`sandtrap exited with ${child.exitCode}`);
+      try {
+        const res = await fetch(`http://127.0.0.1:${ports.api}/healthz`);
+        await res.arrayBuffer();
+        if (res.status === 200) return performance.now() - start;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error('sandtrap did not become healthy in 30 s');
+      await sleep(5);
+    }
+  } finally {
+    process.off('exit', kill);
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
+// --- sandtrap: SMTP (STARTTLS + AUTH, and the plain inbound port) and HTTP capture ---------------
+
+let authResult: SmtpResult | null = null;
+let plainResult: SmtpResult | null = null;
+let httpResult: HttpResult | null = null;
+
+const inboundPort = await freePort();
+const server = await startSandtrap({ SMTP_INBOUND_PORT: String(inboundPort) });
+try {
+  const sandbox = await api(server, '/sandboxes', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'ingest-bench' }),
+  });
+  const rss = () => server.rssBytes();
+
+  authResult = await smtpLoad(
+    {
+      port: server.ports.smtp,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+      auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
+    },
+    'to@example.test',
+    rss,
+  );
+  rows.push({
+    workload: `SMTP ingest, STARTTLS + AUTH, ${SMTP_CONNECTIONS} pooled conns, 4 KB, ${SMTP_MESSAGES} msgs`,
+    target: '>= 1,000 msgs/s',
+    measured: smtpMeasured(authResult),
+    met: authResult.rate >= 1000,
+    ...authResult,
+  });
+
+  plainResult = await smtpLoad(
+    { port: inboundPort, ignoreTLS: true },
+    `x@${sandbox.id}.capture.localhost`,
+    rss,
+  );
+  rows.push({
+    workload: `SMTP ingest, plain inbound port (no TLS/AUTH), ${SMTP_CONNECTIONS} conns, 4 KB, ${SMTP_MESSAGES} msgs`,
+    target: '-',
+    measured: smtpMeasured(plainResult),
+    met: null,
+    ...plainResult,
+  });
+
+  httpResult = await httpLoad(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/hook`, rss);
+  rows.push({
+    workload: `HTTP capture, 1 KB JSON POST, keep-alive, ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
+    target: '>= 10,000 req/s',
+    measured: httpMeasured(httpResult),
+    met: httpResult.rate >= 10_000 && httpResult.non2xx === 0 && httpResult.errors === 0,
+    ...httpResult,
+  });
+} catch (err) {
+  rows.push({ workload: 'sandtrap ingest', target: '-', measured: `FAILED: ${String(err)}`, met: false });
+} finally {
+  await server.stop();
+}
+
+// --- cold start ----------------------------------------------------------------------------------
+
+{
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandtrap-bench-cold-'));
+  try {
+    const key = generateKey();
+    const fresh = await coldStart(dataDir, key);
+    const again = await coldStart(dataDir, key);
+    rows.push({
+      workload: 'cold start to /healthz 200, embedded store, fresh DATA_DIR',
+      target: '<= 1.5 s',
+      measured: `${(fresh / 1000).toFixed(2)} s`,
+      met: fresh <= 1500,
+      ms: fresh,
+    });
+    rows.push({
+      workload: 'cold start to /healthz 200, embedded store, existing DATA_DIR',
+      target: '<= 1.5 s',
+      measured: `${(again / 1000).toFixed(2)} s`,
+      met: again <= 1500,
+      ms: again,
+    });
+  } catch (err) {
+    rows.push({ workload: 'cold start', target: '<= 1.5 s', measured: `FAILED: ${String(err)}`, met: false });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// --- peer: maildev (SMTP) --------------------------------------------------------------------------
+
+{
+  let peer: Peer | null = null;
+  try {
+    const bin = join(root, 'node_modules/maildev/dist/bin/maildev.js');
+    const smtpPort = await freePort();
+    const webPort = await freePort();
+    peer = spawnPeer(
+      process.execPath,
+      [
+        bin,
+        '--smtp',
+        String(smtpPort),
+        '--ip',
+        '127.0.0.1',
+        '--web',
+        String(webPort),
+        '--web-ip',
+        '127.0.0.1',
+      ],
+      root,
+    );
+    const started = performance.now();
+    await waitReady(peer, async () => (await fetch(`http://127.0.0.1:${webPort}/`)).status < 500, 'maildev');
+    const startMs = performance.now() - started;
+    const pid = peer.child.pid;
+    const r = await smtpLoad({ port: smtpPort, ignoreTLS: true }, 'to@example.test', () => rssOf(pid));
+    const ratioAuth = authResult ? authResult.rate / r.rate : NaN;
+    const ratioPlain = plainResult ? plainResult.rate / r.rate : NaN;
+    rows.push({
+      workload: `peer maildev SMTP ingest, PLAIN (no STARTTLS/AUTH: not enabled by default), ${SMTP_CONNECTIONS} conns, 4 KB`,
+      target: '-',
+      measured: `${smtpMeasured(r)}; up in ${(startMs / 1000).toFixed(1)} s`,
+      met: null,
+      ...r,
+    });
+    rows.push({
+      workload: 'ratio sandtrap STARTTLS+AUTH / maildev plain',
+      target: '>= 5x',
+      measured: `${ratioAuth.toFixed(2)}x (sandtrap plain / maildev plain: ${ratioPlain.toFixed(2)}x)`,
+      met: Number.isFinite(ratioAuth) ? ratioAuth >= 5 : null,
+    });
+  } catch (err) {
+    rows.push({
+      workload: 'peer maildev SMTP ingest',
+      target: '-',
+      measured: `SKIPPED: ${String(err).slice(0, 200)}`,
+      met: null,
+    });
+  } finally {
+    await peer?.stop();
+  }
+}
+
+// --- peer: Mockoon CLI (HTTP), through npx with Node 22 --------------------------------------------
+
+{
+  let peer: Peer | null = null;
+  let cwd: string | null = null;
+  try {
+    const envFile = fileURLToPath(new URL('peers/mockoon-env.json', import.meta.url));
+    const port = await freePort();
+    // Run from a scratch directory so npx does not resolve against this project's node_modules.
+    cwd = mkdtempSync(join(tmpdir(), 'sandtrap-bench-mockoon-'));
+    peer = spawnPeer(
+      'npx',
+      [
+        '-y',
+        '-p',
+        'node@22',
+        '-p',
+        '@mockoon/cli',
+        'mockoon-cli',
+        'start',
+        '--data',
+        envFile,
+        '--port',
+        String(port),
+        '--disable-log-to-file',
+      ],
+      cwd,
+    );
+    const started = performance.now();
+    const url = `http://127.0.0.1:${port}/bench/hook`;
+    await waitReady(
+      peer,
+      async () => (await fetch(url, { method: 'POST', body: '{}' })).status === 200,
+      'mockoon-cli',
+    );
+    const startMs = performance.now() - started;
+    // npx -> node@22 -> mockoon: the peer's RSS is that of npx's descendants.
+    const npxPid = peer.child.pid as number;
+    const groupRss = () => descendantsRss(npxPid);
+    const r = await httpLoad(url, groupRss);
+    rows.push({
+      workload: `peer Mockoon CLI, catch-all POST -> 200 {} (stores nothing), ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
+      target: '-',
+      measured: `${httpMeasured(r)}; up in ${(startMs / 1000).toFixed(1)} s`,
+      met: null,
+      ...r,
+    });
+    const ratio = httpResult ? httpResult.rate / r.rate : NaN;
+    rows.push({
+      workload: 'ratio sandtrap HTTP capture / Mockoon CLI',
+      target: '>= 1x',
+      measured: `${ratio.toFixed(2)}x`,
+      met: Number.isFinite(ratio) ? ratio >= 1 : null,
+    });
+  } catch (err) {
+    rows.push({
+      workload: 'peer Mockoon CLI HTTP',
+      target: '-',
+      measured: `SKIPPED: ${String(err).slice(0, 200)}`,
+      met: null,
+    });
+  } finally {
+    await peer?.stop();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+function descendantsRss(pid: number): number {
+  let sum = 0;
+  try {
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/))
+      if (child) sum += rssOf(Number(child)) + descendantsRss(Number(child));
+  } catch {
+    // gone
+  }
+  return sum;
+}
+
+report('ingest', rows);
