@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import nodemailer from 'nodemailer';
-import { freePort, generateKey, percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
+import {
+  freePort,
+  generateKey,
+  percentile,
+  spawnSandtrap,
+  startSandtrap,
+  type BenchServer,
+} from './lib/sandtrap.ts';
 import { report, type Row } from './lib/report.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -225,22 +232,7 @@ async function waitReady(peer: Peer, ready: () => Promise<boolean>, what: string
 async function coldStart(dataDir: string, key: string): Promise<number> {
   const ports = { api: await freePort(), smtp: await freePort(), capture: await freePort() };
   const start = performance.now();
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'src/cli/main.ts', 'serve'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      DATA_DIR: dataDir,
-      API_PORT: String(ports.api),
-      SMTP_PORT: String(ports.smtp),
-      SMTP_INBOUND_PORT: '0',
-      CAPTURE_PORT: String(ports.capture),
-      RATE_LIMITS: 'off',
-      LOG_LEVEL: 'warn',
-      BOOTSTRAP_API_KEY: key,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawnSandtrap(dataDir, ports, key);
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   try {

@@ -35,14 +35,14 @@ export function generateKey(): string {
   }).trim();
 }
 
-export async function startSandtrap(
+/** Spawns `serve` as `npm start` runs it (same V8 flags: a 4 MB young generation), rate limits off. */
+export function spawnSandtrap(
+  dataDir: string,
+  ports: { api: number; smtp: number; capture: number },
+  key: string,
   env: Record<string, string> = {},
-  key = generateKey(),
-): Promise<BenchServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandtrap-bench-'));
-  const ports = { api: await freePort(), smtp: await freePort(), capture: await freePort() };
-  // The same V8 flags as `npm start`: a 4 MB young generation keeps idle connections' garbage small.
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', 'src/cli/main.ts', 'serve'], {
+): ChildProcess {
+  return spawn(process.execPath, ['--max-semi-space-size=4', 'src/cli/main.ts', 'serve'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
@@ -59,6 +59,15 @@ export async function startSandtrap(
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+}
+
+export async function startSandtrap(
+  env: Record<string, string> = {},
+  key = generateKey(),
+): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandtrap-bench-'));
+  const ports = { api: await freePort(), smtp: await freePort(), capture: await freePort() };
+  const child = spawnSandtrap(dataDir, ports, key, env);
   // A benchmark that dies must not leave its server running.
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
