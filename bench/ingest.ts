@@ -1,6 +1,6 @@
 // Ingest benchmarks (design section 9): SMTP ingest over STARTTLS + AUTH and over the plain inbound port,
-// HTTP capture with autocannon, and cold start to /healthz; peers (maildev, Mockoon CLI) on the same run
-// with the same load generators. Everything listens and is driven on 127.0.0.1 only.
+// HTTP capture with autocannon (on the embedded store, and on PostgreSQL with --pg), and cold start to
+// /healthz; peers (maildev, Mockoon CLI) on the same run with the same load generators. Everything listens and is driven on 127.0.0.1 only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,6 +17,7 @@ import {
   startSandtrap,
   type BenchServer,
 } from './lib/sandtrap.ts';
+import { freshDatabase } from './lib/pg.ts';
 import { report, type Row } from './lib/report.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -261,62 +262,83 @@ async function coldStart(dataDir: string, key: string): Promise<number> {
 
 // --- sandtrap: SMTP (STARTTLS + AUTH, and the plain inbound port) and HTTP capture ---------------
 
-let authResult: SmtpResult | null = null;
-let plainResult: SmtpResult | null = null;
-let httpResult: HttpResult | null = null;
+/** Results on the embedded store, which the peers are compared with. */
+const embedded: { auth?: SmtpResult; plain?: SmtpResult; http?: HttpResult } = {};
 
-const inboundPort = await freePort();
-const server = await startSandtrap({ SMTP_INBOUND_PORT: String(inboundPort) });
-try {
-  const sandbox = await api(server, '/sandboxes', {
-    method: 'POST',
-    body: JSON.stringify({ name: 'ingest-bench' }),
-  });
-  const rss = () => server.rssBytes();
+async function measureSandtrap(store: 'embedded' | 'PostgreSQL', env: Record<string, string>) {
+  const inboundPort = await freePort();
+  const server = await startSandtrap({ ...env, SMTP_INBOUND_PORT: String(inboundPort) });
+  try {
+    const sandbox = await api(server, '/sandboxes', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'ingest-bench' }),
+    });
+    const rss = () => server.rssBytes();
 
-  authResult = await smtpLoad(
-    {
-      port: server.ports.smtp,
-      requireTLS: true,
-      tls: { rejectUnauthorized: false },
-      auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
-    },
-    'to@example.test',
-    rss,
-  );
-  rows.push({
-    workload: `SMTP ingest, STARTTLS + AUTH, ${SMTP_CONNECTIONS} pooled conns, 4 KB, ${SMTP_MESSAGES} msgs`,
-    target: '>= 1,000 msgs/s',
-    measured: smtpMeasured(authResult),
-    met: authResult.rate >= 1000,
-    ...authResult,
-  });
+    const auth = await smtpLoad(
+      {
+        port: server.ports.smtp,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+        auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
+      },
+      'to@example.test',
+      rss,
+    );
+    rows.push({
+      workload: `SMTP ingest (${store}), STARTTLS + AUTH, ${SMTP_CONNECTIONS} pooled conns, 4 KB, ${SMTP_MESSAGES} msgs`,
+      target: '>= 1,000 msgs/s',
+      measured: smtpMeasured(auth),
+      met: auth.rate >= 1000,
+      ...auth,
+    });
 
-  plainResult = await smtpLoad(
-    { port: inboundPort, ignoreTLS: true },
-    `x@${sandbox.id}.capture.localhost`,
-    rss,
-  );
-  rows.push({
-    workload: `SMTP ingest, plain inbound port (no TLS/AUTH), ${SMTP_CONNECTIONS} conns, 4 KB, ${SMTP_MESSAGES} msgs`,
-    target: '-',
-    measured: smtpMeasured(plainResult),
-    met: null,
-    ...plainResult,
-  });
+    const plain = await smtpLoad(
+      { port: inboundPort, ignoreTLS: true },
+      `x@${sandbox.id}.capture.localhost`,
+      rss,
+    );
+    rows.push({
+      workload: `SMTP ingest (${store}), plain inbound port (no TLS/AUTH), ${SMTP_CONNECTIONS} conns, 4 KB, ${SMTP_MESSAGES} msgs`,
+      target: '-',
+      measured: smtpMeasured(plain),
+      met: null,
+      ...plain,
+    });
 
-  httpResult = await httpLoad(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/hook`, rss);
-  rows.push({
-    workload: `HTTP capture, 1 KB JSON POST, keep-alive, ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
-    target: '>= 10,000 req/s',
-    measured: httpMeasured(httpResult),
-    met: httpResult.rate >= 10_000 && httpResult.non2xx === 0 && httpResult.errors === 0,
-    ...httpResult,
-  });
-} catch (err) {
-  rows.push({ workload: 'sandtrap ingest', target: '-', measured: `FAILED: ${String(err)}`, met: false });
-} finally {
-  await server.stop();
+    const http = await httpLoad(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/hook`, rss);
+    rows.push({
+      workload: `HTTP capture (${store}), 1 KB JSON POST, keep-alive, ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
+      target: '>= 10,000 req/s',
+      measured: httpMeasured(http),
+      met: http.rate >= 10_000 && http.non2xx === 0 && http.errors === 0,
+      ...http,
+    });
+    if (store === 'embedded') {
+      embedded.auth = auth;
+      embedded.plain = plain;
+      embedded.http = http;
+    }
+  } catch (err) {
+    rows.push({
+      workload: `sandtrap ingest (${store})`,
+      target: '-',
+      measured: `FAILED: ${String(err)}`,
+      met: false,
+    });
+  } finally {
+    await server.stop();
+  }
+}
+
+await measureSandtrap('embedded', {});
+if (process.argv.includes('--pg')) {
+  const fresh = await freshDatabase();
+  try {
+    await measureSandtrap('PostgreSQL', { DATABASE_URL: fresh.url });
+  } finally {
+    await fresh.drop();
+  }
 }
 
 // --- cold start ----------------------------------------------------------------------------------
@@ -376,8 +398,8 @@ try {
     const startMs = performance.now() - started;
     const pid = peer.child.pid;
     const r = await smtpLoad({ port: smtpPort, ignoreTLS: true }, 'to@example.test', () => rssOf(pid));
-    const ratioAuth = authResult ? authResult.rate / r.rate : NaN;
-    const ratioPlain = plainResult ? plainResult.rate / r.rate : NaN;
+    const ratioAuth = embedded.auth ? embedded.auth.rate / r.rate : NaN;
+    const ratioPlain = embedded.plain ? embedded.plain.rate / r.rate : NaN;
     rows.push({
       workload: `peer maildev SMTP ingest, PLAIN (no STARTTLS/AUTH: not enabled by default), ${SMTP_CONNECTIONS} conns, 4 KB`,
       target: '-',
@@ -450,7 +472,7 @@ try {
       met: null,
       ...r,
     });
-    const ratio = httpResult ? httpResult.rate / r.rate : NaN;
+    const ratio = embedded.http ? embedded.http.rate / r.rate : NaN;
     rows.push({
       workload: 'ratio sandtrap HTTP capture / Mockoon CLI',
       target: '>= 1x',

@@ -1,12 +1,10 @@
 // Wait benchmarks (design section 9): wake-up latency from a committed arrival to the wait's response,
 // in one process (embedded store) and across two processes (PostgreSQL, with --pg), and 10,000 open waits.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { freshDatabase } from './lib/pg.ts';
 import { percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
 import { report, type Row } from './lib/report.ts';
 
-const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const usePg = process.argv.includes('--pg');
 
 async function api(server: BenchServer, path: string, init: RequestInit = {}): Promise<any> {
@@ -120,11 +118,8 @@ try {
 }
 
 if (usePg) {
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  const dbName = `sandtrap_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`create database ${dbName}`);
-  const url = PG_URL.replace(/\/[^/]*$/, `/${dbName}`);
+  const fresh = await freshDatabase();
+  const url = fresh.url;
   const a = await startSandtrap({ DATABASE_URL: url });
   const b = await startSandtrap({ DATABASE_URL: url }, a.key);
   try {
@@ -151,8 +146,7 @@ if (usePg) {
     });
   } finally {
     await Promise.all([a.stop(), b.stop()]);
-    await admin.query(`drop database ${dbName} with (force)`);
-    await admin.end();
+    await fresh.drop();
   }
 }
 

@@ -61,11 +61,13 @@ export function spawnSandtrap(
   });
 }
 
+/** `keepDataDir`: serve from this DATA_DIR and leave it in place on stop (a benchmark seeds it offline). */
 export async function startSandtrap(
   env: Record<string, string> = {},
   key = generateKey(),
+  keepDataDir?: string,
 ): Promise<BenchServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandtrap-bench-'));
+  const dataDir = keepDataDir ?? mkdtempSync(join(tmpdir(), 'sandtrap-bench-'));
   const ports = { api: await freePort(), smtp: await freePort(), capture: await freePort() };
   const child = spawnSandtrap(dataDir, ports, key, env);
   // A benchmark that dies must not leave its server running.
@@ -98,7 +100,7 @@ export async function startSandtrap(
         child.kill('SIGTERM');
         await exited;
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (keepDataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -37,6 +37,8 @@ export function createCore({
 }: CoreDeps) {
   const { db } = store;
   const limits = createRateLimits(config, redis);
+  // The embedded store has one connection; PostgreSQL commits a few batches at once from its pool.
+  const commitConcurrency = store.kind === 'pglite' ? 1 : 4;
   // Mutable only until the listeners are bound: port 0 (tests) is replaced by the port actually taken.
   const endpoints: Endpoints = {
     publicSmtpHost: config.publicSmtpHost,
@@ -54,10 +56,10 @@ export function createCore({
     endpoints,
     sandboxes: createSandboxService(db, clock, endpoints, bus),
     messages: createMessageService(db, clock),
-    ingestMail: createMailIngest(db, clock, bus),
-    smtpAccess: createSmtpAccess(db, clock, config.captureDomain),
+    ingestMail: createMailIngest(db, clock, bus, { commitConcurrency }),
+    smtpAccess: createSmtpAccess(db, clock, bus, config.captureDomain),
     limits,
-    capture: createCaptureService(db, clock, limits, bus),
+    capture: createCaptureService(db, clock, limits, bus, { commitConcurrency }),
     waits: createWaitService(db, clock, bus, { recheckMs: waitRecheckMs }),
     sweep: createSweeper(db, clock, bus, {
       retentionDays: config.retentionDays,

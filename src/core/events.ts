@@ -34,6 +34,7 @@ export function decodeEvent(payload: string): { origin: string; event: ChangeEve
 
 export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly everything = new Set<Listener>();
   private readonly origin = randomUUID();
   private readonly transport: EventTransport | undefined;
   private onSendError: (err: unknown) => void = () => {};
@@ -69,6 +70,12 @@ export class EventBus {
     };
   }
 
+  /** Every event of every sandbox (caches that must forget a deleted sandbox). */
+  subscribeAll(listener: Listener): () => void {
+    this.everything.add(listener);
+    return () => void this.everything.delete(listener);
+  }
+
   /** Listeners currently registered, across sandboxes. */
   listenerCount(): number {
     let n = 0;
@@ -77,6 +84,7 @@ export class EventBus {
   }
 
   private deliver(event: ChangeEvent): void {
+    for (const listener of this.everything) listener(event);
     const set = this.listeners.get(event.sandboxId);
     if (set === undefined) return;
     for (const listener of [...set]) listener(event);

@@ -4,12 +4,14 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
+import { LiveSandboxCache, type LiveEntry } from '../liveSandboxCache.ts';
 import { chooseRule, compileRules, fallbackRule, type CompiledRule, type RuleMatch } from '../mocks/match.ts';
 import { renderTemplate, RenderLimitError, type TemplateContext } from '../mocks/render.ts';
 import type { TemplatePart } from '../mocks/template.ts';
 import { newId } from '../random.ts';
 import type { RateLimits } from '../rateLimits.ts';
-import { insertRequest } from '../store/repos/requests.ts';
+import { GroupCommit } from '../store/groupCommit.ts';
+import { insertRequestsIfCurrent, type RequestToStore } from '../store/repos/requests.ts';
 import { findCaptureSandbox } from '../store/repos/sandboxes.ts';
 import type { Database } from '../store/schema.ts';
 import { bodyValue, headerValue } from './views.ts';
@@ -17,11 +19,7 @@ import { bodyValue, headerValue } from './views.ts';
 export const MAX_CAPTURE_BODY_BYTES = 5 * 1024 * 1024;
 const MAX_REPLY_BYTES = 5 * 1024 * 1024;
 
-export interface CaptureTarget {
-  sandboxId: string;
-  workspaceId: string;
-  rules: CompiledRule[];
-}
+export type CaptureTarget = CachedSandbox;
 
 export type Admission =
   | { ok: true; target: CaptureTarget }
@@ -46,17 +44,12 @@ export interface CaptureReply {
   requestId: string;
 }
 
-/** Compiled rules by sandbox, reused while the sandbox's version is unchanged. */
-class RuleCache {
-  private readonly entries = new Map<string, { version: number; rules: CompiledRule[] }>();
-  get(id: string, version: number, load: () => CompiledRule[]): CompiledRule[] {
-    const hit = this.entries.get(id);
-    if (hit !== undefined && hit.version === version) return hit.rules;
-    if (this.entries.size >= 10_000) this.entries.clear();
-    const rules = load();
-    this.entries.set(id, { version, rules });
-    return rules;
-  }
+/** A live sandbox as the capture path needs it, with its rules compiled. */
+interface CachedSandbox extends LiveEntry {
+  workspaceId: string;
+  /** Rules are current while the sandbox is at this version; the insert checks it. */
+  version: number;
+  rules: CompiledRule[];
 }
 
 function hasHeader(headers: Array<[string, string]>, name: string): boolean {
@@ -89,8 +82,45 @@ function corsPreflight(req: CapturedRequest): Array<[string, string]> {
   ];
 }
 
-export function createCaptureService(db: Kysely<Database>, clock: Clock, limits: RateLimits, bus: EventBus) {
-  const cache = new RuleCache();
+export function createCaptureService(
+  db: Kysely<Database>,
+  clock: Clock,
+  limits: RateLimits,
+  bus: EventBus,
+  options: { commitConcurrency: number },
+) {
+  const cache = new LiveSandboxCache<CachedSandbox>(bus);
+  // Concurrent captures share one INSERT (one commit); each sender is answered when its batch commits.
+  const writer = new GroupCommit<RequestToStore, boolean>(
+    async (items) => {
+      const stored = await insertRequestsIfCurrent(db, items);
+      return items.map((item) => stored.has(item.row.id));
+    },
+    {
+      maxItems: 256,
+      maxBytes: 8 * 1024 * 1024,
+      sizeOf: (item) => item.row.size_bytes as number,
+      concurrency: options.commitConcurrency,
+    },
+  );
+
+  /** The sandbox from the store (the cache refreshed), or undefined when it is gone. */
+  async function load(sandboxId: string, now: Date): Promise<CachedSandbox | undefined> {
+    const row = await findCaptureSandbox(db, sandboxId, now);
+    if (row === undefined) {
+      cache.delete(sandboxId);
+      return undefined;
+    }
+    const entry: CachedSandbox = {
+      id: row.id,
+      workspaceId: row.workspace_id,
+      version: row.version,
+      expiresAt: row.expires_at,
+      rules: compileRules(row.mocks),
+    };
+    cache.set(entry);
+    return entry;
+  }
 
   async function render(
     match: RuleMatch,
@@ -134,88 +164,112 @@ export function createCaptureService(db: Kysely<Database>, clock: Clock, limits:
     return { status: rule.rule.statusCode, headers, body };
   }
 
+  /** The reply the sandbox's rules give this request (rendered, not yet stored). */
+  async function reply(
+    target: CachedSandbox,
+    req: CapturedRequest,
+    requestId: string,
+    now: Date,
+  ): Promise<{ status: number; headers: Array<[string, string]>; body: Buffer; mockName: string | null }> {
+    const match = chooseRule(target.rules, req.method, req.path);
+    const preflight =
+      req.method === 'OPTIONS' && headerValue(req.headers, 'access-control-request-method') !== undefined;
+    let out: { status: number; headers: Array<[string, string]>; body: Buffer };
+    let mockName: string | null = null;
+    if (match === null && preflight) {
+      out = { status: 204, headers: corsPreflight(req), body: Buffer.alloc(0) };
+    } else {
+      const chosen = match ?? fallbackRule(target.rules);
+      if (chosen === null) {
+        out = { status: 200, headers: [['Content-Type', 'application/json']], body: Buffer.from('{}') };
+      } else {
+        mockName = chosen.rule.rule.name;
+        try {
+          out = await render(chosen, req, requestId, now);
+        } catch (err) {
+          if (!(err instanceof ReplyError || err instanceof RenderLimitError)) throw err;
+          const message =
+            err instanceof RenderLimitError ? 'the rendered reply is over 5 MB' : (err as Error).message;
+          out = {
+            status: 500,
+            headers: [
+              [
+                'X-Sandtrap-Error',
+                `mock rule "${mockName}" failed: ${message}`.replace(/[^\x20-\x7e]/g, '?'),
+              ],
+              ['Content-Type', 'application/json'],
+            ],
+            body: Buffer.from(JSON.stringify({ error: `mock rule failed: ${message}` })),
+          };
+        }
+      }
+    }
+    if (!hasHeader(out.headers, 'x-content-type-options'))
+      out.headers.push(['X-Content-Type-Options', 'nosniff']);
+    if (!hasHeader(out.headers, 'access-control-allow-origin'))
+      out.headers.push(['Access-Control-Allow-Origin', '*']);
+    out.headers.push(['X-Sandtrap-Request-Id', requestId]);
+    return { ...out, mockName };
+  }
+
   return {
     /** Before the body is read: does the sandbox exist, and is the sender within its limits? */
     async admit(sandboxId: string, ip: string | null): Promise<Admission> {
-      const sandbox = await findCaptureSandbox(db, sandboxId, clock.now());
+      const sandbox = cache.get(sandboxId, clock.now()) ?? (await load(sandboxId, clock.now()));
       if (sandbox === undefined) return { ok: false, reason: 'not_found' };
       const perIp = await limits.capturePerIp.consume(ip ?? 'unknown');
       if (!perIp.ok) return { ok: false, reason: 'rate_limited', retryAfterSeconds: perIp.retryAfterSeconds };
-      const perWorkspace = await limits.capturePerWorkspace.consume(sandbox.workspace_id);
+      const perWorkspace = await limits.capturePerWorkspace.consume(sandbox.workspaceId);
       if (!perWorkspace.ok) {
         return { ok: false, reason: 'rate_limited', retryAfterSeconds: perWorkspace.retryAfterSeconds };
       }
-      const rules = cache.get(sandbox.id, sandbox.version, () => compileRules(sandbox.mocks));
-      return { ok: true, target: { sandboxId: sandbox.id, workspaceId: sandbox.workspace_id, rules } };
+      return { ok: true, target: sandbox };
     },
 
-    /** Chooses and renders the reply, commits the request with it, then returns the reply. */
+    /**
+     * Chooses and renders the reply, commits the request with it, then returns the reply; undefined when
+     * the sandbox is gone. If its rules changed since admission, the reply is chosen again by the new ones.
+     */
     async record(target: CaptureTarget, req: CapturedRequest): Promise<CaptureReply | undefined> {
       const requestId = newId();
-      const now = clock.now();
-      const match = chooseRule(target.rules, req.method, req.path);
-      const preflight =
-        req.method === 'OPTIONS' && headerValue(req.headers, 'access-control-request-method') !== undefined;
-      let reply: { status: number; headers: Array<[string, string]>; body: Buffer };
-      let mockName: string | null = null;
-      if (match === null && preflight) {
-        reply = { status: 204, headers: corsPreflight(req), body: Buffer.alloc(0) };
-      } else {
-        const chosen = match ?? fallbackRule(target.rules);
-        if (chosen === null) {
-          reply = { status: 200, headers: [['Content-Type', 'application/json']], body: Buffer.from('{}') };
-        } else {
-          mockName = chosen.rule.rule.name;
-          try {
-            reply = await render(chosen, req, requestId, now);
-          } catch (err) {
-            if (!(err instanceof ReplyError || err instanceof RenderLimitError)) throw err;
-            const message =
-              err instanceof RenderLimitError ? 'the rendered reply is over 5 MB' : (err as Error).message;
-            reply = {
-              status: 500,
-              headers: [
-                [
-                  'X-Sandtrap-Error',
-                  `mock rule "${mockName}" failed: ${message}`.replace(/[^\x20-\x7e]/g, '?'),
-                ],
-                ['Content-Type', 'application/json'],
-              ],
-              body: Buffer.from(JSON.stringify({ error: `mock rule failed: ${message}` })),
-            };
-          }
+      let current: CachedSandbox | undefined = target;
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const now = clock.now();
+        const out = await reply(current, req, requestId, now);
+        let stored: boolean;
+        try {
+          stored = await writer.submit({
+            sandboxVersion: current.version,
+            row: {
+              id: requestId,
+              sandbox_id: current.id,
+              received_at: now,
+              method: req.method,
+              target: req.target,
+              http_version: req.httpVersion,
+              path: req.path,
+              query: req.query,
+              headers: JSON.stringify(req.headers),
+              body: req.body,
+              size_bytes: req.body.byteLength,
+              source_ip: req.sourceIp,
+              mock_status_code: out.status,
+              mock_name: out.mockName,
+            },
+          });
+        } catch (err) {
+          throw new AppError('unavailable', 'The request could not be recorded; retry later.', {
+            cause: err,
+          });
         }
+        if (stored) {
+          bus.publish({ kind: 'request', sandboxId: current.id, id: requestId });
+          return { status: out.status, headers: out.headers, body: out.body, requestId };
+        }
+        current = await load(current.id, clock.now());
+        if (current === undefined) return undefined;
       }
-      if (!hasHeader(reply.headers, 'x-content-type-options'))
-        reply.headers.push(['X-Content-Type-Options', 'nosniff']);
-      if (!hasHeader(reply.headers, 'access-control-allow-origin'))
-        reply.headers.push(['Access-Control-Allow-Origin', '*']);
-      reply.headers.push(['X-Sandtrap-Request-Id', requestId]);
-
-      let stored: boolean;
-      try {
-        stored = await insertRequest(db, {
-          id: requestId,
-          sandbox_id: target.sandboxId,
-          received_at: now,
-          method: req.method,
-          target: req.target,
-          http_version: req.httpVersion,
-          path: req.path,
-          query: req.query,
-          headers: JSON.stringify(req.headers),
-          body: req.body,
-          size_bytes: req.body.byteLength,
-          source_ip: req.sourceIp,
-          mock_status_code: reply.status,
-          mock_name: mockName,
-        });
-      } catch (err) {
-        throw new AppError('unavailable', 'The request could not be recorded; retry later.', { cause: err });
-      }
-      if (!stored) return undefined;
-      bus.publish({ kind: 'request', sandboxId: target.sandboxId, id: requestId });
-      return { ...reply, requestId };
+      throw new AppError('unavailable', 'The sandbox kept changing while the request was recorded; retry.');
     },
   };
 }

@@ -5,9 +5,11 @@ import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import { newId } from '../random.ts';
-import { insertMessages, lockLiveSandboxes } from '../store/repos/messages.ts';
+import { GroupCommit } from '../store/groupCommit.ts';
+import type { LiveRow } from '../store/repos/insertIfLive.ts';
+import { insertMessagesIfLive } from '../store/repos/messages.ts';
 import type { Database, NewMessageRow } from '../store/schema.ts';
-import { parseMessage } from './parseMessage.ts';
+import { parseMessage, type ParsedMessage } from './parseMessage.ts';
 
 export interface MailDelivery {
   sandboxId: string;
@@ -20,47 +22,71 @@ export interface IngestedMail {
   stored: Array<{ sandboxId: string; messageId: string }>;
 }
 
-export function createMailIngest(db: Kysely<Database>, clock: Clock, bus: EventBus) {
+interface ParsedMail {
+  raw: Uint8Array;
+  envelopeFrom: string | null;
+  deliveries: MailDelivery[];
+  parsed: ParsedMessage;
+  receivedAt: Date;
+}
+
+function rowsFor(mail: ParsedMail): Array<NewMessageRow & LiveRow> {
+  const { parsed } = mail;
+  return mail.deliveries.map((d) => ({
+    id: newId(),
+    sandbox_id: d.sandboxId,
+    received_at: mail.receivedAt,
+    envelope_from: mail.envelopeFrom,
+    from_header: parsed.from ?? '',
+    to_addrs: JSON.stringify(parsed.to),
+    captured_for: JSON.stringify(d.capturedFor),
+    subject: parsed.subject,
+    preview: parsed.preview,
+    text_body: parsed.textBody,
+    html_body: parsed.htmlBody,
+    headers: JSON.stringify(parsed.headers),
+    attachments: JSON.stringify(parsed.attachments),
+    attachment_count: parsed.attachments.length,
+    size_bytes: mail.raw.byteLength,
+    raw: mail.raw,
+  }));
+}
+
+export function createMailIngest(
+  db: Kysely<Database>,
+  clock: Clock,
+  bus: EventBus,
+  options: { commitConcurrency: number },
+) {
+  // Messages parsed while a commit is running are committed together in the next transaction; each
+  // sender gets its 250 only when the transaction holding its message has committed.
+  const writer = new GroupCommit<ParsedMail, IngestedMail>(
+    async (mails) => {
+      const rows = mails.map(rowsFor);
+      const stored = await insertMessagesIfLive(db, rows.flat());
+      return rows.map((r) => ({
+        stored: r
+          .filter((row) => stored.has(row.id))
+          .map((row) => ({ sandboxId: row.sandbox_id, messageId: row.id })),
+      }));
+    },
+    {
+      maxItems: 64,
+      maxBytes: 16 * 1024 * 1024,
+      sizeOf: (m) => m.raw.byteLength * Math.max(1, m.deliveries.length),
+      concurrency: options.commitConcurrency,
+    },
+  );
+
   return async function ingestMail(input: {
     raw: Uint8Array;
     envelopeFrom: string | null;
     deliveries: MailDelivery[];
   }): Promise<IngestedMail> {
     const parsed = await parseMessage(input.raw, input.envelopeFrom);
-    const receivedAt = clock.now();
     let result: IngestedMail;
     try {
-      result = await db.transaction().execute(async (trx) => {
-        const live = new Set(
-          await lockLiveSandboxes(
-            trx,
-            input.deliveries.map((d) => d.sandboxId),
-            receivedAt,
-          ),
-        );
-        const rows: NewMessageRow[] = input.deliveries
-          .filter((d) => live.has(d.sandboxId))
-          .map((d) => ({
-            id: newId(),
-            sandbox_id: d.sandboxId,
-            received_at: receivedAt,
-            envelope_from: input.envelopeFrom,
-            from_header: parsed.from ?? '',
-            to_addrs: JSON.stringify(parsed.to),
-            captured_for: JSON.stringify(d.capturedFor),
-            subject: parsed.subject,
-            preview: parsed.preview,
-            text_body: parsed.textBody,
-            html_body: parsed.htmlBody,
-            headers: JSON.stringify(parsed.headers),
-            attachments: JSON.stringify(parsed.attachments),
-            attachment_count: parsed.attachments.length,
-            size_bytes: input.raw.byteLength,
-            raw: input.raw,
-          }));
-        await insertMessages(trx, rows);
-        return { stored: rows.map((r) => ({ sandboxId: r.sandbox_id, messageId: r.id })) };
-      });
+      result = await writer.submit({ ...input, parsed, receivedAt: clock.now() });
     } catch (err) {
       throw new AppError('unavailable', 'The message could not be stored; retry later.', { cause: err });
     }

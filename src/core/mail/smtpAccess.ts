@@ -1,9 +1,12 @@
 // Who may hand mail to which sandbox: SMTP AUTH credentials on the submission port, and recipient domains
 // `<sandbox id>.<CAPTURE_DOMAIN>` on the inbound port. Checked on every use, so a deleted or expired sandbox
-// stops receiving at once.
+// stops receiving at once: from memory for sandboxes seen live (deletions arrive on the bus), and again by
+// the statement that stores the message.
 import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
+import type { EventBus } from '../events.ts';
+import { LiveSandboxCache, type LiveEntry } from '../liveSandboxCache.ts';
 import { findLiveSandboxById } from '../store/repos/sandboxes.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -20,8 +23,20 @@ function samePassword(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-export function createSmtpAccess(db: Kysely<Database>, clock: Clock, captureDomain: string) {
+export function createSmtpAccess(db: Kysely<Database>, clock: Clock, bus: EventBus, captureDomain: string) {
   const suffix = `.${captureDomain.toLowerCase()}`;
+  const cache = new LiveSandboxCache<LiveEntry & { workspaceId: string }>(bus);
+
+  async function live(id: string): Promise<MailTarget | undefined> {
+    const now = clock.now();
+    const hit = cache.get(id, now);
+    if (hit !== undefined) return { sandboxId: hit.id, workspaceId: hit.workspaceId };
+    const row = await findLiveSandboxById(db, id, now);
+    if (row === undefined) return undefined;
+    cache.set({ id: row.id, workspaceId: row.workspace_id, expiresAt: row.expires_at });
+    return { sandboxId: row.id, workspaceId: row.workspace_id };
+  }
+
   return {
     async authenticate(username: string, password: string): Promise<MailTarget | undefined> {
       const id = username.trim().toLowerCase();
@@ -39,13 +54,12 @@ export function createSmtpAccess(db: Kysely<Database>, clock: Clock, captureDoma
       if (!domain.endsWith(suffix)) return undefined;
       const id = domain.slice(0, -suffix.length);
       if (!UUID.test(id)) return undefined;
-      const sandbox = await findLiveSandboxById(db, id, clock.now());
-      return sandbox === undefined ? undefined : { sandboxId: sandbox.id, workspaceId: sandbox.workspace_id };
+      return live(id);
     },
 
     /** Whether a sandbox can still receive (for a session authenticated before it was deleted). */
     async isLive(sandboxId: string): Promise<boolean> {
-      return (await findLiveSandboxById(db, sandboxId, clock.now())) !== undefined;
+      return (await live(sandboxId)) !== undefined;
     },
   };
 }

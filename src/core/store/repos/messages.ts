@@ -1,7 +1,13 @@
 // SQL for captured messages. Lists never read the raw source or bodies.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import type { Database, MessageRow, NewMessageRow } from '../schema.ts';
+import {
+  insertIfSandboxLive,
+  isSandboxDeletedMeanwhile,
+  type LiveRow,
+  type TypedColumn,
+} from './insertIfLive.ts';
 
 export const SUMMARY_COLUMNS = [
   'id',
@@ -31,25 +37,53 @@ export interface MessageFilter {
   isRead?: boolean | undefined;
 }
 
-/** Locks the live sandboxes among `ids` against deletion until the transaction ends; returns their ids. */
-export async function lockLiveSandboxes(
-  trx: Transaction<Database>,
-  ids: string[],
-  now: Date,
-): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const rows = await trx
-    .selectFrom('sandboxes')
-    .select('id')
-    .where('id', 'in', ids)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .forKeyShare()
-    .execute();
-  return rows.map((r) => r.id);
-}
+const MESSAGE_COLUMNS: ReadonlyArray<TypedColumn<NewMessageRow>> = [
+  ['id', 'uuid'],
+  ['sandbox_id', 'uuid'],
+  ['received_at', 'timestamptz'],
+  ['envelope_from', 'text'],
+  ['from_header', 'text'],
+  ['to_addrs', 'jsonb'],
+  ['captured_for', 'jsonb'],
+  ['subject', 'text'],
+  ['preview', 'text'],
+  ['text_body', 'text'],
+  ['html_body', 'text'],
+  ['headers', 'jsonb'],
+  ['attachments', 'jsonb'],
+  ['attachment_count', 'integer'],
+  ['size_bytes', 'bigint'],
+  ['raw', 'bytea'],
+];
 
-export async function insertMessages(trx: Transaction<Database>, rows: NewMessageRow[]): Promise<void> {
-  if (rows.length > 0) await trx.insertInto('messages').values(rows).execute();
+/** Rows per statement: 16 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
+const INSERT_CHUNK = 1000;
+
+/**
+ * Stores the message rows whose sandbox is still live, all or none (one statement, or one transaction when
+ * there are more rows than one statement takes); returns the ids stored. A sandbox deleted while this ran
+ * is excluded by trying again.
+ */
+export async function insertMessagesIfLive(
+  db: Kysely<Database>,
+  rows: Array<NewMessageRow & LiveRow>,
+): Promise<Set<string>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (rows.length <= INSERT_CHUNK)
+        return await insertIfSandboxLive(db, 'messages', MESSAGE_COLUMNS, rows);
+      return await db.transaction().execute(async (trx) => {
+        const stored = new Set<string>();
+        for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+          const chunk = rows.slice(i, i + INSERT_CHUNK);
+          for (const id of await insertIfSandboxLive(trx, 'messages', MESSAGE_COLUMNS, chunk)) stored.add(id);
+        }
+        return stored;
+      });
+    } catch (err) {
+      if (!isSandboxDeletedMeanwhile(err) || attempt >= 2) throw err;
+    }
+  }
 }
 
 export async function listMessages(

@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import type { Database, NewRequestRow, RequestRow } from '../schema.ts';
+import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
 
 export const REQUEST_SUMMARY_COLUMNS = [
   'id',
@@ -17,13 +18,49 @@ export const REQUEST_SUMMARY_COLUMNS = [
 
 export type RequestSummaryRow = Pick<RequestRow, (typeof REQUEST_SUMMARY_COLUMNS)[number]>;
 
-export async function insertRequest(db: Kysely<Database>, row: NewRequestRow): Promise<boolean> {
+export interface RequestToStore {
+  row: NewRequestRow & { id: string; sandbox_id: string; received_at: Date };
+  /** The sandbox version whose mock rules chose the reply; the row is stored only if it is still current. */
+  sandboxVersion: number;
+}
+
+const REQUEST_COLUMNS: ReadonlyArray<TypedColumn<NewRequestRow>> = [
+  ['id', 'uuid'],
+  ['sandbox_id', 'uuid'],
+  ['received_at', 'timestamptz'],
+  ['method', 'text'],
+  ['target', 'text'],
+  ['http_version', 'text'],
+  ['path', 'text'],
+  ['query', 'text'],
+  ['headers', 'jsonb'],
+  ['body', 'bytea'],
+  ['size_bytes', 'bigint'],
+  ['source_ip', 'text'],
+  ['mock_status_code', 'integer'],
+  ['mock_name', 'text'],
+];
+
+/**
+ * Stores the requests whose sandbox is still live at the version whose rules chose their replies, in one
+ * statement (one commit); returns the ids stored.
+ */
+export async function insertRequestsIfCurrent(
+  db: Kysely<Database>,
+  items: RequestToStore[],
+): Promise<Set<string>> {
   try {
-    await db.insertInto('requests').values(row).execute();
-    return true;
+    return await insertIfSandboxLive(
+      db,
+      'requests',
+      REQUEST_COLUMNS,
+      items.map((i) => i.row),
+      items.map((i) => i.sandboxVersion),
+    );
   } catch (err) {
-    // The sandbox was deleted between admission and commit.
-    if ((err as { code?: string }).code === '23503') return false;
+    // Alone, a request whose sandbox was deleted meanwhile is simply not stored; in a batch, the caller
+    // retries each request alone to find which.
+    if (isSandboxDeletedMeanwhile(err) && items.length === 1) return new Set();
     throw err;
   }
 }

@@ -100,10 +100,10 @@ export async function findLiveSandboxById(
   db: Kysely<Database>,
   id: string,
   now: Date,
-): Promise<Pick<SandboxRow, 'id' | 'workspace_id' | 'smtp_password'> | undefined> {
+): Promise<Pick<SandboxRow, 'id' | 'workspace_id' | 'smtp_password' | 'expires_at'> | undefined> {
   return db
     .selectFrom('sandboxes')
-    .select(['id', 'workspace_id', 'smtp_password'])
+    .select(['id', 'workspace_id', 'smtp_password', 'expires_at'])
     .where('id', '=', id)
     .where(live(now))
     .executeTakeFirst();
@@ -114,10 +114,10 @@ export async function findCaptureSandbox(
   db: Kysely<Database>,
   id: string,
   now: Date,
-): Promise<Pick<SandboxRow, 'id' | 'workspace_id' | 'mocks' | 'version'> | undefined> {
+): Promise<Pick<SandboxRow, 'id' | 'workspace_id' | 'mocks' | 'version' | 'expires_at'> | undefined> {
   return db
     .selectFrom('sandboxes')
-    .select(['id', 'workspace_id', 'mocks', 'version'])
+    .select(['id', 'workspace_id', 'mocks', 'version', 'expires_at'])
     .where('id', '=', id)
     .where(live(now))
     .executeTakeFirst();

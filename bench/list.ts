@@ -1,0 +1,179 @@
+// Message list and search latency (design section 9) with 100,000 stored messages in one sandbox, on the
+// embedded store and, with --pg, on PostgreSQL; with --pg --large also at 1,000,000 on PostgreSQL. Messages
+// are seeded with SQL (ingesting them over SMTP would take longer than the measurement); every query goes
+// through the REST API with a keep-alive client, one at a time.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { openStore } from '../src/core/store/openStore.ts';
+import type { Database } from '../src/core/store/schema.ts';
+import { freshDatabase } from './lib/pg.ts';
+import { report, type Row } from './lib/report.ts';
+import { generateKey, percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
+
+const SAMPLES = 200;
+const WARMUP = 20;
+const SEED_CHUNK = 50_000;
+const rows: Row[] = [];
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 1 });
+
+async function api(server: BenchServer, path: string, init: { method?: string; body?: string } = {}) {
+  const res = await undiciFetch(`${server.apiUrl}/api/v1${path}`, {
+    ...init,
+    dispatcher: agent,
+    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${text}`);
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+/**
+ * `count` messages in `sandboxId`, newest first one second apart: 500 senders, 5,000 recipients, a unique
+ * order number in each subject, a third of them read.
+ */
+async function seed(db: Kysely<Database>, sandboxId: string, count: number): Promise<void> {
+  for (let from = 1; from <= count; from += SEED_CHUNK) {
+    const to = Math.min(count, from + SEED_CHUNK - 1);
+    await sql`
+      insert into messages (id, sandbox_id, received_at, envelope_from, from_header, to_addrs, captured_for,
+        subject, preview, text_body, html_body, headers, attachments, attachment_count, size_bytes, is_read, raw)
+      select gen_random_uuid(), ${sandboxId}::uuid, now() - make_interval(secs => g),
+        'shop' || (g % 500) || '@sender.example',
+        'Shop ' || (g % 500) || ' <shop' || (g % 500) || '@sender.example>',
+        jsonb_build_array('user' || (g % 5000) || '@example.test'),
+        jsonb_build_array('user' || (g % 5000) || '@example.test'),
+        'Order #' || g || ' is confirmed',
+        'Thanks for your order ' || g || '. Your sign-in code is ' || lpad(((g * 7919) % 1000000)::text, 6, '0'),
+        'Thanks for your order ' || g || '.', null, '[]'::jsonb, '[]'::jsonb, 0, 900, g % 3 = 0,
+        convert_to('Subject: Order #' || g || E'\r\n\r\nThanks', 'UTF8')
+      from generate_series(${from}::int, ${to}::int) as g`.execute(db);
+  }
+  await sql`analyze messages`.execute(db);
+}
+
+async function latencies(server: BenchServer, paths: () => string): Promise<number[]> {
+  for (let i = 0; i < WARMUP; i++) await api(server, paths());
+  const out: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const path = paths();
+    const t0 = performance.now();
+    await api(server, path);
+    out.push(performance.now() - t0);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+async function measure(server: BenchServer, sandboxId: string, label: string, count: number, met: boolean) {
+  const base = `/sandboxes/${sandboxId}/messages`;
+  // A cursor deep in the list: page 20 of 50.
+  let cursor: string | null = null;
+  for (let i = 0; i < 20; i++) {
+    const page: { nextCursor: string | null } = await api(
+      server,
+      `${base}?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    cursor = page.nextCursor;
+  }
+  let n = 0;
+  const cases: Array<[string, () => string]> = [
+    ['first page (50)', () => `${base}?limit=50`],
+    ['page 21 by cursor', () => `${base}?limit=50&cursor=${encodeURIComponent(cursor ?? '')}`],
+    ['unread only', () => `${base}?limit=50&isRead=false`],
+    ['q common word ("order")', () => `${base}?limit=50&q=order`],
+    [
+      'q one message (unique order number)',
+      () => `${base}?limit=50&q=${encodeURIComponent(`Order #${(n++ % count) + 1} `)}`,
+    ],
+    [
+      'capturedFor one recipient (1 in 5,000)',
+      () => `${base}?limit=50&capturedFor=user${n++ % 5000}@example.test`,
+    ],
+  ];
+  for (const [what, path] of cases) {
+    const s = await latencies(server, path);
+    const p95 = percentile(s, 95);
+    rows.push({
+      workload: `message list, ${label}, ${count.toLocaleString('en')} stored: ${what}`,
+      target: met ? 'p95 <= 20 ms' : '-',
+      measured: `p50 ${percentile(s, 50).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms`,
+      met: met ? p95 <= 20 : null,
+      p50: percentile(s, 50),
+      p95,
+      p99: percentile(s, 99),
+    });
+  }
+}
+
+async function embedded(count: number): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandtrap-bench-list-'));
+  const key = generateKey();
+  try {
+    let server = await startSandtrap({}, key, dataDir);
+    const sandbox = await api(server, '/sandboxes', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'list' }),
+    });
+    await server.stop();
+    const t0 = performance.now();
+    const store = await openStore({ kind: 'pglite', dataDir });
+    try {
+      await seed(store.db, sandbox.id, count);
+    } finally {
+      await store.close();
+    }
+    console.log(`seeded ${count} messages (embedded) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    server = await startSandtrap({}, key, dataDir);
+    try {
+      await measure(server, sandbox.id, 'embedded', count, false);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function postgres(count: number): Promise<void> {
+  const fresh = await freshDatabase();
+  try {
+    const server = await startSandtrap({ DATABASE_URL: fresh.url });
+    const store = await openStore({ kind: 'postgres', url: fresh.url, poolSize: 2 });
+    try {
+      const sandbox = await api(server, '/sandboxes', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'list' }),
+      });
+      const t0 = performance.now();
+      await seed(store.db, sandbox.id, count);
+      console.log(
+        `seeded ${count} messages (PostgreSQL) in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+      );
+      await measure(server, sandbox.id, 'PostgreSQL', count, count >= 1_000_000);
+    } finally {
+      await store.close();
+      await server.stop();
+    }
+  } finally {
+    await fresh.drop();
+  }
+}
+
+const usePg = process.argv.includes('--pg');
+await embedded(100_000);
+if (usePg) {
+  await postgres(100_000);
+  if (process.argv.includes('--large')) await postgres(1_000_000);
+}
+if (!usePg || !process.argv.includes('--large')) {
+  rows.push({
+    workload: 'message list / search at 1,000,000 stored (PostgreSQL)',
+    target: 'p95 <= 20 ms',
+    measured: 'not run: needs --pg --large',
+    met: null,
+  });
+}
+await agent.close();
+report('list', rows);
