@@ -4,11 +4,13 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely/migrati
 import * as m001 from './migrations/001_initial.ts';
 import * as m002 from './migrations/002_messages.ts';
 import * as m003 from './migrations/003_requests.ts';
+import * as m004 from './migrations/004_search_indexes.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_messages': m002,
   '003_requests': m003,
+  '004_search_indexes': m004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

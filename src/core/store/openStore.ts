@@ -1,5 +1,6 @@
 // Opens the store: embedded PGlite in DATA_DIR (fsync on, lock file) or PostgreSQL through `pg`, then migrates.
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
@@ -55,6 +56,7 @@ async function openPglite(dataDir: string | undefined): Promise<Store> {
       ...(dataDir === undefined ? {} : { dataDir: `${dataDir}/pgdata` }),
       startParams: durableStartParams(),
       ...byteaCodec,
+      extensions: { pg_trgm },
     });
     await pglite.waitReady;
     const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });

@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import type { Database, MessageRow, NewMessageRow } from '../schema.ts';
+import { capturedForContains, MESSAGE_SEARCH_TEXT, searchTextApplies } from '../searchIndexes.ts';
 import {
   insertIfSandboxLive,
   isSandboxDeletedMeanwhile,
@@ -96,6 +97,8 @@ export async function listMessages(
   let q = db.selectFrom('messages').select(SUMMARY_COLUMNS).where('sandbox_id', '=', sandboxId);
   if (filter.q !== undefined) {
     const like = likePattern(filter.q);
+    // Implied by the fields' match below; lets the trigram index find the candidates.
+    if (searchTextApplies(filter.q)) q = q.where(MESSAGE_SEARCH_TEXT, 'ilike', like);
     q = q.where((eb) =>
       eb.or([
         eb('subject', 'ilike', like),
@@ -112,6 +115,7 @@ export async function listMessages(
   }
   if (filter.capturedFor !== undefined) {
     const address = filter.capturedFor;
+    q = q.where(capturedForContains(address));
     q = q.where(({ exists }) =>
       exists(
         sql`(select 1 from jsonb_array_elements_text(messages.captured_for) as a(v) where lower(a.v) = lower(${address}))`,

@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import type { Database, NewRequestRow, RequestRow } from '../schema.ts';
+import { REQUEST_SEARCH_TEXT } from '../searchIndexes.ts';
 import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
 
 export const REQUEST_SUMMARY_COLUMNS = [
@@ -75,6 +76,8 @@ export async function listRequests(
   let query = db.selectFrom('requests').select(REQUEST_SUMMARY_COLUMNS).where('sandbox_id', '=', sandboxId);
   if (q !== undefined) {
     const like = likePattern(q);
+    // Implied by the fields' match below; lets the trigram index find the candidates.
+    if (q.length >= 3) query = query.where(REQUEST_SEARCH_TEXT, 'ilike', like);
     query = query.where((eb) =>
       eb.or([
         eb('method', 'ilike', like),
