@@ -46,7 +46,7 @@ async function seed(db: Kysely<Database>, sandboxId: string, count: number): Pro
         jsonb_build_array('user' || (g % 5000) || '@example.test'),
         jsonb_build_array('user' || (g % 5000) || '@example.test'),
         'Order #' || g || ' is confirmed',
-        'Thanks for your order ' || g || '. Your sign-in code is ' || lpad(((g * 7919) % 1000000)::text, 6, '0'),
+        'Thanks for your order ' || g || '. Your sign-in code is ' || lpad(((g::bigint * 7919) % 1000000)::text, 6, '0'),
         'Thanks for your order ' || g || '.', null, '[]'::jsonb, '[]'::jsonb, 0, 900, g % 3 = 0,
         convert_to('Subject: Order #' || g || E'\r\n\r\nThanks', 'UTF8')
       from generate_series(${from}::int, ${to}::int) as g`.execute(db);
