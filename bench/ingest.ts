@@ -19,6 +19,7 @@ import {
 } from './lib/sandtrap.ts';
 import { freshDatabase } from './lib/pg.ts';
 import { report, type Row } from './lib/report.ts';
+import { defaultTemplateFile } from '../src/core/store/pgliteStart.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const SMTP_MESSAGES = 3_000;
@@ -344,29 +345,50 @@ if (process.argv.includes('--pg')) {
 // --- cold start ----------------------------------------------------------------------------------
 
 {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sandtrap-bench-cold-'));
+  // Single starts vary by a few hundred ms with the disk, so each row is the median of five.
+  const RUNS = 5;
+  const dirs: string[] = [];
+  const newDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'sandtrap-bench-cold-'));
+    dirs.push(d);
+    return d;
+  };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
+  const row = (workload: string, samples: number[]) => {
+    const ms = median(samples);
+    const all = samples.map((x) => (x / 1000).toFixed(2)).join(', ');
+    rows.push({
+      workload,
+      target: '<= 1.5 s',
+      measured: `${(ms / 1000).toFixed(2)} s median (${all})`,
+      met: ms <= 1500,
+      ms,
+    });
+  };
   try {
     const key = generateKey();
-    const fresh = await coldStart(dataDir, key);
-    const again = await coldStart(dataDir, key);
+    const fresh: number[] = [];
+    for (let i = 0; i < RUNS; i++) fresh.push(await coldStart(newDir(), key));
+    row('cold start to /healthz 200, embedded store, fresh DATA_DIR', fresh);
+    const existing = dirs[0] as string;
+    const again: number[] = [];
+    for (let i = 0; i < RUNS; i++) again.push(await coldStart(existing, key));
+    row('cold start to /healthz 200, embedded store, existing DATA_DIR', again);
+    // What a first start costs when nothing built the template at install time (npm ci does, in postinstall).
+    rmSync(defaultTemplateFile(), { force: true });
+    const first = await coldStart(newDir(), key);
     rows.push({
-      workload: 'cold start to /healthz 200, embedded store, fresh DATA_DIR',
-      target: '<= 1.5 s',
-      measured: `${(fresh / 1000).toFixed(2)} s`,
-      met: fresh <= 1500,
-      ms: fresh,
-    });
-    rows.push({
-      workload: 'cold start to /healthz 200, embedded store, existing DATA_DIR',
-      target: '<= 1.5 s',
-      measured: `${(again / 1000).toFixed(2)} s`,
-      met: again <= 1500,
-      ms: again,
+      workload:
+        'first start of an installation without its template (it builds it; npm ci builds it beforehand)',
+      target: '-',
+      measured: `${(first / 1000).toFixed(2)} s`,
+      met: null,
+      ms: first,
     });
   } catch (err) {
     rows.push({ workload: 'cold start', target: '<= 1.5 s', measured: `FAILED: ${String(err)}`, met: false });
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 }
 

@@ -42,7 +42,7 @@ export function spawnSandtrap(
   key: string,
   env: Record<string, string> = {},
 ): ChildProcess {
-  return spawn(process.execPath, ['--max-semi-space-size=4', 'src/cli/main.ts', 'serve'], {
+  return spawn(process.execPath, ['--max-semi-space-size=4', 'bin/sandtrap.js', 'serve'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -3,7 +3,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { SMTPServer } from 'smtp-server';
 import { createCaptureListener } from '../capture/captureListener.ts';
@@ -86,6 +86,12 @@ export interface ServerOptions {
   store?: Store;
 }
 
+/** Imported only when REDIS_URL is set: most installations never load the client. */
+async function connectRedis(url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis');
+  return new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+}
+
 /** Change events: in-process, plus LISTEN/NOTIFY across processes when the store is PostgreSQL. */
 function eventBusFor(config: Readonly<Config>, logger: Logger): EventBus {
   if (config.databaseUrl === undefined) return new EventBus();
@@ -96,11 +102,16 @@ function eventBusFor(config: Readonly<Config>, logger: Logger): EventBus {
 
 export async function startServer(config: Readonly<Config>, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
+  // Key generation for a first start runs on libuv's thread pool while the store opens on the main thread.
+  const tlsLoading = loadTlsCredentials({
+    certFile: config.smtpTlsCert,
+    keyFile: config.smtpTlsKey,
+    dataDir: config.dataDir,
+    hostname: config.publicSmtpHost,
+  });
+  tlsLoading.catch(() => {}); // awaited below; a failure must not surface first as an unhandled rejection
   const store = options.store ?? (await storeFor(config));
-  const redis =
-    config.redisUrl === undefined
-      ? undefined
-      : new Redis(config.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const redis = config.redisUrl === undefined ? undefined : await connectRedis(config.redisUrl);
   const bus = eventBusFor(config, logger);
   const core = createCore({
     store,
@@ -137,12 +148,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
   try {
     await redis?.connect();
     await bus.start((err) => logger.warn({ err }, 'could not announce a change to other processes'));
-    const tls = await loadTlsCredentials({
-      certFile: config.smtpTlsCert,
-      keyFile: config.smtpTlsKey,
-      dataDir: config.dataDir,
-      hostname: config.publicSmtpHost,
-    });
+    const tls = await tlsLoading;
     const startSmtp = async (mode: 'submission' | 'inbound', port: number, variable: string) => {
       const smtp = createCaptureSmtpServer({ core, logger, tls, mode, hostname: config.publicSmtpHost });
       smtp.on('error', (err) => logger.warn({ err, listener: `smtp-${mode}` }, 'SMTP connection error'));

@@ -1,11 +1,11 @@
-// Loads the published OpenAPI document (openapi/v1.yaml) once, as the object served at /openapi/v1.json.
+// Loads the published OpenAPI document once, as the object served at /openapi/v1.json.
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 
 let cached: Record<string, unknown> | undefined;
 
+/** openapi/v1.yaml is the source; v1.json is generated from it (`npm run openapi:types`, checked in CI). */
 export function openapiDocument(): Record<string, unknown> {
-  cached ??= parse(readFileSync(new URL('../../openapi/v1.yaml', import.meta.url), 'utf8')) as Record<
+  cached ??= JSON.parse(readFileSync(new URL('../../openapi/v1.json', import.meta.url), 'utf8')) as Record<
     string,
     unknown
   >;

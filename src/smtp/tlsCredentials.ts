@@ -1,7 +1,6 @@
 // The STARTTLS key pair: the operator's PEM files, or a self-signed pair generated once into DATA_DIR.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface TlsCredentials {
   key: string;
@@ -30,6 +29,8 @@ export async function loadTlsCredentials(options: {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  // Loaded only here: a store that already has its pair (every start but the first) skips the x509 modules.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: options.hostname }], {
     keySize: 2048,
     notAfterDate: new Date(Date.now() + 10 * 365 * 86_400_000),
