@@ -1,5 +1,6 @@
 // LISTEN/NOTIFY transport for change events: one dedicated connection per process listens; notifications
-// go out through the pool. A dropped listener reconnects; waits re-check the store meanwhile.
+// go out through the pool, batched per event-loop turn. A dropped listener reconnects; waits re-check the store
+// meanwhile.
 import pg from 'pg';
 import type { EventTransport } from '../events.ts';
 
@@ -30,13 +31,30 @@ export function createPgNotifyTransport(
     client = c;
   }
 
+  // Events published in one turn of the event loop (a committed batch of captures, say) go out in one
+  // statement instead of one round trip each; unnest keeps their order.
+  let outbox: Array<{ payload: string; resolve(): void; reject(err: unknown): void }> = [];
+  function flush(): void {
+    const batch = outbox;
+    outbox = [];
+    pool
+      .query('select pg_notify($1, p) from unnest($2::text[]) as p', [CHANNEL, batch.map((e) => e.payload)])
+      .then(
+        () => batch.forEach((e) => e.resolve()),
+        (err: unknown) => batch.forEach((e) => e.reject(err)),
+      );
+  }
+
   return {
     async start(handler) {
       onPayload = handler;
       await connect();
     },
-    async send(payload) {
-      await pool.query('select pg_notify($1, $2)', [CHANNEL, payload]);
+    send(payload) {
+      return new Promise<void>((resolve, reject) => {
+        outbox.push({ payload, resolve, reject });
+        if (outbox.length === 1) setImmediate(flush);
+      });
     },
     async close() {
       closed = true;

@@ -22,14 +22,16 @@ const BYTEA_OID = 17;
 
 /**
  * PGlite's own bytea codec converts byte by byte through arrays of strings, which dominated the capture path
- * in profiles; Buffer's hex codec does the same conversion natively.
+ * in profiles. A parameter that stays a Uint8Array is sent in binary format (PGlite's bind does that for any
+ * typed array), so raw mail and bodies cross into postgres as they are: no hex text to build, measure, copy and
+ * decode again. Results still arrive as hex text, which Buffer decodes natively.
  */
 const byteaCodec = {
   serializers: {
-    [BYTEA_OID]: (value: unknown): string => {
+    [BYTEA_OID]: ((value: unknown): Uint8Array => {
       if (!(value instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
-      return '\\x' + Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
-    },
+      return value;
+    }) as unknown as (value: unknown) => string,
   },
   parsers: {
     [BYTEA_OID]: (text: string): Uint8Array => Buffer.from(text.slice(2), 'hex'),

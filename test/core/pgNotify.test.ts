@@ -1,0 +1,73 @@
+// The LISTEN/NOTIFY transport on the machine's PostgreSQL: events sent in one turn go out together, in order.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { createPgNotifyTransport } from '../../src/core/store/pgNotify.ts';
+
+const pgUrl = process.env.TEST_DATABASE_URL;
+
+function collector(prefix: string) {
+  const seen: string[] = [];
+  let wanted = 0;
+  let done: () => void = () => {};
+  return {
+    seen,
+    onPayload(payload: string) {
+      if (!payload.startsWith(prefix)) return; // other processes share the channel
+      seen.push(payload);
+      if (seen.length >= wanted) done();
+    },
+    until(n: number, ms = 5_000): Promise<void> {
+      wanted = n;
+      if (seen.length >= n) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`got ${seen.length} of ${n} notifications`)), ms);
+        done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
+  };
+}
+
+describe(
+  'PostgreSQL LISTEN/NOTIFY transport',
+  { skip: pgUrl ? false : 'TEST_DATABASE_URL is not set' },
+  () => {
+    it('delivers every event sent in one turn to another process, in the order sent', async () => {
+      const url = pgUrl as string;
+      const prefix = `t-${randomBytes(4).toString('hex')}-`;
+      const receiver = collector(prefix);
+      const onError = (err: unknown) => assert.fail(String(err));
+      const a = createPgNotifyTransport(url, { onError });
+      const b = createPgNotifyTransport(url, { onError });
+      try {
+        await a.start(() => {});
+        await b.start(receiver.onPayload);
+        const payloads = Array.from({ length: 200 }, (_, i) => `${prefix}${i}`);
+        // All sent in one synchronous burst, as a committed batch of captures publishes them.
+        await Promise.all(payloads.map((p) => a.send(p)));
+        await receiver.until(payloads.length);
+        assert.deepEqual(receiver.seen, payloads);
+
+        // Bursts in later turns still arrive, after the first.
+        await a.send(`${prefix}late-1`);
+        await a.send(`${prefix}late-2`);
+        await receiver.until(payloads.length + 2);
+        assert.deepEqual(receiver.seen.slice(-2), [`${prefix}late-1`, `${prefix}late-2`]);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+
+    it('a send that cannot reach the database rejects, so the bus can report it', async () => {
+      const t = createPgNotifyTransport('postgres://postgres@127.0.0.1:1/none', { onError: () => {} });
+      try {
+        await assert.rejects(Promise.all([t.send('x'), t.send('y')]));
+      } finally {
+        await t.close();
+      }
+    });
+  },
+);
