@@ -5,11 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 data_dir=$(mktemp -d)
-key=$(node_modules/.bin/node src/cli/main.ts keys generate)
+key=$(node_modules/.bin/node bin/sandtrap.js keys generate)
 port_api=18925
 log="$data_dir/server.log"
 DATA_DIR="$data_dir" BOOTSTRAP_API_KEY="$key" API_PORT=$port_api SMTP_PORT=18987 SMTP_INBOUND_PORT=0 \
-  CAPTURE_PORT=18926 LOG_LEVEL=warn node_modules/.bin/node src/cli/main.ts serve >"$log" 2>&1 &
+  CAPTURE_PORT=18926 LOG_LEVEL=warn node_modules/.bin/node bin/sandtrap.js serve >"$log" 2>&1 &
 server_pid=$!
 cleanup() { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; rm -rf "$data_dir"; }
 trap cleanup EXIT

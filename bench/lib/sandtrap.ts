@@ -29,7 +29,7 @@ export async function freePort(): Promise<number> {
 }
 
 export function generateKey(): string {
-  return execFileSync(process.execPath, ['src/cli/main.ts', 'keys', 'generate'], {
+  return execFileSync(process.execPath, ['bin/sandtrap.js', 'keys', 'generate'], {
     cwd: root,
     encoding: 'utf8',
   }).trim();

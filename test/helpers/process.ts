@@ -17,7 +17,7 @@ export const NODE_BIN =
     ? process.execPath
     : join(REPO_ROOT, 'node_modules', '.bin', 'node');
 
-const MAIN = join(REPO_ROOT, 'src', 'cli', 'main.ts');
+const MAIN = join(REPO_ROOT, 'bin', 'sandtrap.js');
 const MAX_WAIT_MS = 20_000;
 
 const liveChildren = new Set<ChildProcess>();
@@ -193,7 +193,7 @@ export async function serverEnv(
   };
 }
 
-/** Spawns `node src/cli/main.ts serve` on fresh ports (and a fresh DATA_DIR unless one is given). */
+/** Spawns `node bin/sandtrap.js serve` on fresh ports (and a fresh DATA_DIR unless one is given). */
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? tempDir();
   const { env, ports } = await serverEnv(dataDir);
@@ -349,7 +349,7 @@ export interface CliResult {
 }
 
 /**
- * Runs `node src/cli/main.ts ...args` to completion. `env` is added to the inherited environment; when it
+ * Runs `node bin/sandtrap.js ...args` to completion. `env` is added to the inherited environment; when it
  * has no DATA_DIR a fresh temp dir is used, so a command never touches the repository's ./data.
  * A command still running after `timeoutMs` is killed and the promise rejects.
  */
