@@ -102,7 +102,9 @@ function eventBusFor(config: Readonly<Config>, logger: Logger): EventBus {
 
 export async function startServer(config: Readonly<Config>, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
-  // Key generation for a first start runs on libuv's thread pool while the store opens on the main thread.
+  const store = options.store ?? (await storeFor(config));
+  // Only once the store (and with it DATA_DIR's lock) is ours: a second process must not write the key pair.
+  // A first start's key generation then runs on libuv's thread pool while the API is built.
   const tlsLoading = loadTlsCredentials({
     certFile: config.smtpTlsCert,
     keyFile: config.smtpTlsKey,
@@ -110,7 +112,6 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     hostname: config.publicSmtpHost,
   });
   tlsLoading.catch(() => {}); // awaited below; a failure must not surface first as an unhandled rejection
-  const store = options.store ?? (await storeFor(config));
   const redis = config.redisUrl === undefined ? undefined : await connectRedis(config.redisUrl);
   const bus = eventBusFor(config, logger);
   const core = createCore({

@@ -61,6 +61,26 @@ describe(
       }
     });
 
+    it('events sent just before close still go out', async () => {
+      const url = pgUrl as string;
+      const prefix = `c-${randomBytes(4).toString('hex')}-`;
+      const receiver = collector(prefix);
+      const onError = (err: unknown) => assert.fail(String(err));
+      const a = createPgNotifyTransport(url, { onError });
+      const b = createPgNotifyTransport(url, { onError });
+      try {
+        await a.start(() => {});
+        await b.start(receiver.onPayload);
+        const sent = [a.send(`${prefix}1`), a.send(`${prefix}2`)];
+        await a.close();
+        await Promise.all(sent);
+        await receiver.until(2);
+        assert.deepEqual(receiver.seen, [`${prefix}1`, `${prefix}2`]);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    });
+
     it('a send that cannot reach the database rejects, so the bus can report it', async () => {
       const t = createPgNotifyTransport('postgres://postgres@127.0.0.1:1/none', { onError: () => {} });
       try {

@@ -154,6 +154,14 @@ describe('embedded store template', () => {
     }
   });
 
+  it('a data directory it cannot read is an error, never taken for a fresh one and loaded over', async () => {
+    const dataDir = tempDir();
+    // readdir fails with ENOTDIR here; any failure other than "missing" must leave the path alone.
+    writeFileSync(join(dataDir, 'pgdata'), 'not a directory');
+    await assert.rejects(openStore({ kind: 'pglite', dataDir, templateFile: join(tempDir(), 't.tar') }));
+    assert.equal(readFileSync(join(dataDir, 'pgdata'), 'utf8'), 'not a directory');
+  });
+
   it('is named after the PGlite version and the migrations, so a changed migration never reuses an old one', () => {
     const file = defaultTemplateFile();
     assert.match(

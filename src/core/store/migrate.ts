@@ -29,8 +29,7 @@ async function isUpToDate(db: Kysely<unknown>, schema: string | undefined): Prom
     schema === undefined ? 'kysely_migration' : `"${schema.replaceAll('"', '""')}".kysely_migration`;
   const exists = await sql<{ found: boolean }>`select to_regclass(${table}) is not null as found`.execute(db);
   if (exists.rows[0]?.found !== true) return false;
-  const tableRef =
-    schema === undefined ? sql.table('kysely_migration') : sql.table(`${schema}.kysely_migration`);
+  const tableRef = schema === undefined ? sql.id('kysely_migration') : sql.id(schema, 'kysely_migration');
   const newest = await sql<{ name: string }>`select max(name) as name from ${tableRef}`.execute(db);
   return newest.rows[0]?.name === newestMigration;
 }
@@ -49,16 +48,25 @@ export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Pro
   }
 }
 
-/** Changes whenever a migration file is added or edited, so that a schema built from older files is not reused. */
+/** Modules the migrations import: what they build depends on these too. */
+const MIGRATION_INPUTS = [new URL('./searchIndexes.ts', import.meta.url)];
+
+/**
+ * Changes whenever a migration file (or a module they import) is added or edited, so that a schema built from
+ * older files is not reused.
+ */
 export function migrationsFingerprint(): string {
   const dir = new URL('./migrations/', import.meta.url);
+  const files = [
+    ...readdirSync(dir)
+      .sort()
+      .map((name) => new URL(name, dir)),
+    ...MIGRATION_INPUTS,
+  ];
   const hash = createHash('sha256');
-  for (const name of readdirSync(dir).sort()) {
-    hash
-      .update(name)
-      .update('\0')
-      .update(readFileSync(new URL(name, dir)))
-      .update('\0');
+  for (const file of files) {
+    hash.update(file.pathname.slice(dir.pathname.length - 'migrations/'.length)).update('\0');
+    hash.update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex').slice(0, 16);
 }

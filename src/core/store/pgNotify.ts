@@ -34,15 +34,19 @@ export function createPgNotifyTransport(
   // Events published in one turn of the event loop (a committed batch of captures, say) go out in one
   // statement instead of one round trip each; unnest keeps their order.
   let outbox: Array<{ payload: string; resolve(): void; reject(err: unknown): void }> = [];
+  const inFlight = new Set<Promise<void>>();
   function flush(): void {
+    if (outbox.length === 0) return;
     const batch = outbox;
     outbox = [];
-    pool
+    const sent = pool
       .query('select pg_notify($1, p) from unnest($2::text[]) as p', [CHANNEL, batch.map((e) => e.payload)])
       .then(
         () => batch.forEach((e) => e.resolve()),
         (err: unknown) => batch.forEach((e) => e.reject(err)),
       );
+    inFlight.add(sent);
+    void sent.finally(() => inFlight.delete(sent));
   }
 
   return {
@@ -58,6 +62,9 @@ export function createPgNotifyTransport(
     },
     async close() {
       closed = true;
+      // Events published just before closing (the last commits of a shutdown) still go out.
+      flush();
+      await Promise.allSettled(inFlight);
       await Promise.allSettled([client?.end(), pool.end()]);
     },
   };

@@ -28,6 +28,8 @@ const BYTEA_OID = 17;
  */
 const byteaCodec = {
   serializers: {
+    // Not for bytea[] parameters: PGlite's array serializer expects strings from the element serializer (no
+    // query passes one).
     [BYTEA_OID]: ((value: unknown): Uint8Array => {
       if (!(value instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
       return value;
@@ -43,8 +45,10 @@ function isFresh(pgdata: string | undefined): boolean {
   if (pgdata === undefined) return true;
   try {
     return readdirSync(pgdata).length === 0;
-  } catch {
-    return true;
+  } catch (err) {
+    // Only a missing directory is fresh: any other failure to look must never lead to loading over a cluster.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw err;
   }
 }
 
@@ -105,9 +109,14 @@ export async function startPgliteStore(
   const template = await ensureTemplate(templateFile, buildTemplateTar);
   try {
     return await startPglite(pgdata, template);
-  } catch {
+  } catch (templateError) {
+    // PGlite loads a tar only into a directory without a cluster; if it found one after all, it stays as it is.
+    if (templateError instanceof Error && templateError.message.includes('Database already exists')) {
+      throw templateError;
+    }
     discardTemplate(templateFile);
-    // Only files extracted from the template can be here: the directory was empty a moment ago.
+    // Only files extracted from the template are here: the directory was empty or missing a moment ago
+    // (isFresh), and the lock keeps other processes out.
     if (pgdata !== undefined) rmSync(pgdata, { recursive: true, force: true });
     return startPglite(pgdata, undefined);
   }

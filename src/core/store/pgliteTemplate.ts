@@ -1,4 +1,5 @@
 // A migrated PGlite data directory kept per installation: a fresh store loads it instead of running initdb and the migrations in WASM.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,9 +51,15 @@ export function discardTemplate(path: string): void {
 function writeTemplate(path: string, tar: Uint8Array): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
-  const partial = `${path}.${process.pid}.partial`;
-  writeFileSync(partial, tar);
-  renameSync(partial, path);
+  // A random name: two containers sharing node_modules can both be pid 1.
+  const partial = `${path}.${randomUUID()}.partial`;
+  try {
+    writeFileSync(partial, tar);
+    renameSync(partial, path);
+  } catch (err) {
+    rmSync(partial, { force: true });
+    throw err;
+  }
   // Templates of other PGlite versions or older migrations are never read again.
   for (const name of readdirSync(dir)) {
     if (name.startsWith('pglite-') && name.endsWith('.tar') && join(dir, name) !== path) {
