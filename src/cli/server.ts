@@ -102,9 +102,8 @@ function eventBusFor(config: Readonly<Config>, logger: Logger): EventBus {
 
 export async function startServer(config: Readonly<Config>, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
-  const store = options.store ?? (await storeFor(config));
-  // Only once the store (and with it DATA_DIR's lock) is ours: a second process must not write the key pair.
-  // A first start's key generation then runs on libuv's thread pool while the API is built.
+  // A first start's key generation runs on libuv's thread pool while the store opens on the main thread; the
+  // pair is written into DATA_DIR only once the store (and with it DATA_DIR's lock) is ours.
   const tlsLoading = loadTlsCredentials({
     certFile: config.smtpTlsCert,
     keyFile: config.smtpTlsKey,
@@ -112,6 +111,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     hostname: config.publicSmtpHost,
   });
   tlsLoading.catch(() => {}); // awaited below; a failure must not surface first as an unhandled rejection
+  const store = options.store ?? (await storeFor(config));
   const redis = config.redisUrl === undefined ? undefined : await connectRedis(config.redisUrl);
   const bus = eventBusFor(config, logger);
   const core = createCore({
@@ -150,6 +150,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     await redis?.connect();
     await bus.start((err) => logger.warn({ err }, 'could not announce a change to other processes'));
     const tls = await tlsLoading;
+    await tls.save();
     const startSmtp = async (mode: 'submission' | 'inbound', port: number, variable: string) => {
       const smtp = createCaptureSmtpServer({ core, logger, tls, mode, hostname: config.publicSmtpHost });
       smtp.on('error', (err) => logger.warn({ err, listener: `smtp-${mode}` }, 'SMTP connection error'));
