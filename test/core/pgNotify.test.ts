@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
+import type { EventTransport } from '../../src/core/events.ts';
 import { createPgNotifyTransport } from '../../src/core/store/pgNotify.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
@@ -31,20 +32,31 @@ function collector(prefix: string) {
   };
 }
 
+/** Two started transports on the test database: `a` sends, the receiver collects what reaches the other. */
+async function withSenderAndReceiver(
+  fn: (a: EventTransport, receiver: ReturnType<typeof collector>, prefix: string) => Promise<void>,
+): Promise<void> {
+  const url = pgUrl as string;
+  const prefix = `t-${randomBytes(4).toString('hex')}-`;
+  const receiver = collector(prefix);
+  const onError = (err: unknown) => assert.fail(String(err));
+  const a = createPgNotifyTransport(url, { onError });
+  const b = createPgNotifyTransport(url, { onError });
+  try {
+    await a.start(() => {});
+    await b.start(receiver.onPayload);
+    await fn(a, receiver, prefix);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+}
+
 describe(
   'PostgreSQL LISTEN/NOTIFY transport',
   { skip: pgUrl ? false : 'TEST_DATABASE_URL is not set' },
   () => {
     it('delivers every event sent in one turn to another process, in the order sent', async () => {
-      const url = pgUrl as string;
-      const prefix = `t-${randomBytes(4).toString('hex')}-`;
-      const receiver = collector(prefix);
-      const onError = (err: unknown) => assert.fail(String(err));
-      const a = createPgNotifyTransport(url, { onError });
-      const b = createPgNotifyTransport(url, { onError });
-      try {
-        await a.start(() => {});
-        await b.start(receiver.onPayload);
+      await withSenderAndReceiver(async (a, receiver, prefix) => {
         const payloads = Array.from({ length: 200 }, (_, i) => `${prefix}${i}`);
         // All sent in one synchronous burst, as a committed batch of captures publishes them.
         await Promise.all(payloads.map((p) => a.send(p)));
@@ -56,29 +68,17 @@ describe(
         await a.send(`${prefix}late-2`);
         await receiver.until(payloads.length + 2);
         assert.deepEqual(receiver.seen.slice(-2), [`${prefix}late-1`, `${prefix}late-2`]);
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-      }
+      });
     });
 
     it('events sent just before close still go out', async () => {
-      const url = pgUrl as string;
-      const prefix = `c-${randomBytes(4).toString('hex')}-`;
-      const receiver = collector(prefix);
-      const onError = (err: unknown) => assert.fail(String(err));
-      const a = createPgNotifyTransport(url, { onError });
-      const b = createPgNotifyTransport(url, { onError });
-      try {
-        await a.start(() => {});
-        await b.start(receiver.onPayload);
+      await withSenderAndReceiver(async (a, receiver, prefix) => {
         const sent = [a.send(`${prefix}1`), a.send(`${prefix}2`)];
         await a.close();
         await Promise.all(sent);
         await receiver.until(2);
         assert.deepEqual(receiver.seen, [`${prefix}1`, `${prefix}2`]);
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-      }
+      });
     });
 
     it('a send that cannot reach the database rejects, so the bus can report it', async () => {
