@@ -29,6 +29,15 @@ const HTTP_SECONDS = 10;
 const HTTP_CONNECTIONS = 16;
 const PEER_START_MS = 120_000;
 
+/**
+ * `--only smtp,http,cold` runs just those workloads (each with its peer); `--no-peers` leaves the peers out.
+ * Both are for working on one path; a full run reports every row.
+ */
+const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const only = onlyArg === undefined ? undefined : new Set(onlyArg.split(','));
+const wants = (part: 'smtp' | 'http' | 'cold') => only === undefined || only.has(part);
+const peers = !process.argv.includes('--no-peers');
+
 const rows: Row[] = [];
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const ms = (v: number) => `${v.toFixed(2)} ms`;
@@ -275,50 +284,17 @@ async function measureSandtrap(store: 'embedded' | 'PostgreSQL', env: Record<str
       body: JSON.stringify({ name: 'ingest-bench' }),
     });
     const rss = () => server.rssBytes();
-
-    const auth = await smtpLoad(
-      {
-        port: server.ports.smtp,
-        requireTLS: true,
-        tls: { rejectUnauthorized: false },
-        auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
-      },
-      'to@example.test',
-      rss,
-    );
-    rows.push({
-      workload: `SMTP ingest (${store}), STARTTLS + AUTH, ${SMTP_CONNECTIONS} pooled conns, 4 KB, ${SMTP_MESSAGES} msgs`,
-      target: '>= 1,000 msgs/s',
-      measured: smtpMeasured(auth),
-      met: auth.rate >= 1000,
-      ...auth,
-    });
-
-    const plain = await smtpLoad(
-      { port: inboundPort, ignoreTLS: true },
-      `x@${sandbox.id}.capture.localhost`,
-      rss,
-    );
-    rows.push({
-      workload: `SMTP ingest (${store}), plain inbound port (no TLS/AUTH), ${SMTP_CONNECTIONS} conns, 4 KB, ${SMTP_MESSAGES} msgs`,
-      target: '-',
-      measured: smtpMeasured(plain),
-      met: null,
-      ...plain,
-    });
-
-    const http = await httpLoad(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/hook`, rss);
-    rows.push({
-      workload: `HTTP capture (${store}), 1 KB JSON POST, keep-alive, ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
-      target: '>= 10,000 req/s',
-      measured: httpMeasured(http),
-      met: http.rate >= 10_000 && http.non2xx === 0 && http.errors === 0,
-      ...http,
-    });
-    if (store === 'embedded') {
-      embedded.auth = auth;
-      embedded.plain = plain;
-      embedded.http = http;
+    if (wants('smtp')) await measureSmtp(store, server, sandbox, inboundPort, rss);
+    if (wants('http')) {
+      const http = await httpLoad(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/hook`, rss);
+      rows.push({
+        workload: `HTTP capture (${store}), 1 KB JSON POST, keep-alive, ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
+        target: '>= 10,000 req/s',
+        measured: httpMeasured(http),
+        met: http.rate >= 10_000 && http.non2xx === 0 && http.errors === 0,
+        ...http,
+      });
+      if (store === 'embedded') embedded.http = http;
     }
   } catch (err) {
     rows.push({
@@ -332,8 +308,52 @@ async function measureSandtrap(store: 'embedded' | 'PostgreSQL', env: Record<str
   }
 }
 
-await measureSandtrap('embedded', {});
-if (process.argv.includes('--pg')) {
+async function measureSmtp(
+  store: 'embedded' | 'PostgreSQL',
+  server: BenchServer,
+  sandbox: { id: string; smtpUsername: string; smtpPassword: string },
+  inboundPort: number,
+  rss: () => number,
+) {
+  const auth = await smtpLoad(
+    {
+      port: server.ports.smtp,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+      auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
+    },
+    'to@example.test',
+    rss,
+  );
+  rows.push({
+    workload: `SMTP ingest (${store}), STARTTLS + AUTH, ${SMTP_CONNECTIONS} pooled conns, 4 KB, ${SMTP_MESSAGES} msgs`,
+    target: '>= 1,000 msgs/s',
+    measured: smtpMeasured(auth),
+    met: auth.rate >= 1000,
+    ...auth,
+  });
+
+  const plain = await smtpLoad(
+    { port: inboundPort, ignoreTLS: true },
+    `x@${sandbox.id}.capture.localhost`,
+    rss,
+  );
+  rows.push({
+    workload: `SMTP ingest (${store}), plain inbound port (no TLS/AUTH), ${SMTP_CONNECTIONS} conns, 4 KB, ${SMTP_MESSAGES} msgs`,
+    target: '-',
+    measured: smtpMeasured(plain),
+    met: null,
+    ...plain,
+  });
+
+  if (store === 'embedded') {
+    embedded.auth = auth;
+    embedded.plain = plain;
+  }
+}
+
+if (wants('smtp') || wants('http')) await measureSandtrap('embedded', {});
+if (process.argv.includes('--pg') && (wants('smtp') || wants('http'))) {
   const fresh = await freshDatabase();
   try {
     await measureSandtrap('PostgreSQL', { DATABASE_URL: fresh.url });
@@ -344,7 +364,7 @@ if (process.argv.includes('--pg')) {
 
 // --- cold start ----------------------------------------------------------------------------------
 
-{
+if (wants('cold')) {
   // Single starts vary by a few hundred ms with the disk, so each row is the median of five.
   const RUNS = 5;
   const dirs: string[] = [];
@@ -394,7 +414,7 @@ if (process.argv.includes('--pg')) {
 
 // --- peer: maildev (SMTP) --------------------------------------------------------------------------
 
-{
+if (peers && wants('smtp')) {
   let peer: Peer | null = null;
   try {
     const bin = join(root, 'node_modules/maildev/dist/bin/maildev.js');
@@ -449,7 +469,7 @@ if (process.argv.includes('--pg')) {
 
 // --- peer: Mockoon CLI (HTTP), through npx with Node 22 --------------------------------------------
 
-{
+if (peers && wants('http')) {
   let peer: Peer | null = null;
   let cwd: string | null = null;
   try {

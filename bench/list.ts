@@ -83,9 +83,16 @@ async function measure(server: BenchServer, sandboxId: string, label: string, co
     ['page 21 by cursor', () => `${base}?limit=50&cursor=${encodeURIComponent(cursor ?? '')}`],
     ['unread only', () => `${base}?limit=50&isRead=false`],
     ['q common word ("order")', () => `${base}?limit=50&q=order`],
+    // Order numbers spread over the whole range (7919 is prime, so this visits each once): most have 5 or 6
+    // digits, like real ones; " is" after it makes the match exactly one message.
     [
-      'q one message (unique order number)',
-      () => `${base}?limit=50&q=${encodeURIComponent(`Order #${(n++ % count) + 1} `)}`,
+      'q one message ("Order #<n> is")',
+      () => `${base}?limit=50&q=${encodeURIComponent(`Order #${((n++ * 7919) % count) + 1} is`)}`,
+    ],
+    // A number's first digits: every order number starting with them matches, scattered over the sandbox.
+    [
+      `q a 3-digit prefix ("Order #<nnn>": ${(count / 900).toFixed(0)}-odd messages)`,
+      () => `${base}?limit=50&q=${encodeURIComponent(`Order #${100 + ((n++ * 37) % 900)}`)}`,
     ],
     [
       'capturedFor one recipient (1 in 5,000)',

@@ -7,12 +7,14 @@ import * as m001 from './migrations/001_initial.ts';
 import * as m002 from './migrations/002_messages.ts';
 import * as m003 from './migrations/003_requests.ts';
 import * as m004 from './migrations/004_search_indexes.ts';
+import * as m005 from './migrations/005_search_words.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_messages': m002,
   '003_requests': m003,
   '004_search_indexes': m004,
+  '005_search_words': m005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,11 +1,73 @@
-// The expressions that migration 004 indexes for list search, shared with the queries: PostgreSQL uses an
-// expression index only when the query repeats the indexed expression exactly. Changing one needs a new
+// The expressions that migrations 004 and 005 index for list search, shared with the queries: PostgreSQL uses
+// an expression index only when the query repeats the indexed expression exactly. Changing one needs a new
 // migration that rebuilds its index.
 import { sql, type RawBuilder } from 'kysely';
 
 /** Every field `q` searches in a message, in one text (JSON arrays as their jsonb text). */
 export const MESSAGE_SEARCH_TEXT = sql<string>`(coalesce(messages.subject, '') || ' ' || messages.from_header
   || ' ' || coalesce(messages.preview, '') || ' ' || messages.to_addrs::text || ' ' || messages.captured_for::text)`;
+
+/** Word index entries are cut to this many characters, so no entry is too long for a tsvector. */
+const WORD_CHARS = 64;
+/** A search text longer than this is indexed as this one word, so its tsvector stays far below 1 MB. */
+const LONG_TEXT = 100_000;
+const LONG_WORD = '~long';
+
+/**
+ * The words of a message's search text, as a tsvector: its lower-cased runs of a-z and 0-9 (everything else
+ * separates), each cut to 64 characters. A text too long to index word by word is the one word `~long`, which
+ * every word query also accepts.
+ */
+export const MESSAGE_SEARCH_WORDS = sql<unknown>`(case when length(${MESSAGE_SEARCH_TEXT}) > ${sql.lit(LONG_TEXT)}
+  then ${sql.lit(LONG_WORD)}::tsvector
+  else array_to_tsvector(array_remove(regexp_split_to_array(regexp_replace(lower(${MESSAGE_SEARCH_TEXT}),
+    ${sql.lit(`([a-z0-9]{${WORD_CHARS}})[a-z0-9]+`)}, ${sql.lit('\\1')}, 'g'), '[^a-z0-9]+'), '')) end)`;
+
+type CharKind = 'word' | 'separator' | 'unknown';
+
+/**
+ * How `q`'s characters fall in the lower-cased text the database splits into words. Outside ASCII, and for
+ * `I` (dotless ı in Turkish collations), the database's lower() may differ from ours, so those are unknown.
+ */
+function charKind(c: string): CharKind {
+  if (/[a-zA-HJ-Z0-9]/.test(c)) return 'word';
+  return c.charCodeAt(0) < 0x80 && c !== 'I' ? 'separator' : 'unknown';
+}
+
+/**
+ * A tsquery over MESSAGE_SEARCH_WORDS that every message matching `q` (case-insensitive substring of one
+ * field) satisfies, or undefined when none would narrow the rows better than the trigram index.
+ *
+ * A match of `q` holds each run of word characters of `q`: a run after a separator in `q` starts a word of
+ * the message, and one with a separator after it too is that whole word. Only runs that look like
+ * identifiers (a digit, 5 or more characters) are used: trigrams of digits are shared by most rows (there are
+ * only 1,000 of them), which makes the trigram index slow for order numbers and codes, while words like these
+ * are rare. Common words are left to the trigram index, whose estimate the planner would otherwise pair with
+ * this one. jsonb text escapes control characters into word characters (`\n`), so `q` with one gets none.
+ */
+export function searchWordsQuery(q: string): string | undefined {
+  if (/[\u0000-\u001f]/.test(q)) return undefined;
+  const terms: string[] = [];
+  const kinds = Array.from(q, charKind);
+  const chars = Array.from(q);
+  for (let start = 0; start < chars.length;) {
+    if (kinds[start] !== 'word') {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < chars.length && kinds[end] === 'word') end++;
+    const word = chars.slice(start, end).join('').toLowerCase();
+    // After a separator the run starts a word; with one after it too, it is the whole word.
+    const leftBound = start > 0 && kinds[start - 1] === 'separator';
+    const whole = end < chars.length && kinds[end] === 'separator' && word.length < WORD_CHARS;
+    if (leftBound && word.length >= 5 && /[0-9]/.test(word))
+      terms.push(`'${word.slice(0, WORD_CHARS)}'${whole ? '' : ':*'}`);
+    start = end;
+  }
+  if (terms.length === 0) return undefined;
+  return `(${terms.join(' & ')}) | '${LONG_WORD}'`;
+}
 
 /** Every field `q` searches in a request, in one text. */
 export const REQUEST_SEARCH_TEXT = sql<string>`(requests.method || ' ' || requests.path || ' '

@@ -2,7 +2,13 @@
 import { sql, type Kysely } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import type { Database, MessageRow, NewMessageRow } from '../schema.ts';
-import { capturedForContains, MESSAGE_SEARCH_TEXT, searchTextApplies } from '../searchIndexes.ts';
+import {
+  capturedForContains,
+  MESSAGE_SEARCH_TEXT,
+  MESSAGE_SEARCH_WORDS,
+  searchTextApplies,
+  searchWordsQuery,
+} from '../searchIndexes.ts';
 import {
   insertIfSandboxLive,
   isSandboxDeletedMeanwhile,
@@ -97,8 +103,11 @@ export async function listMessages(
   let q = db.selectFrom('messages').select(SUMMARY_COLUMNS).where('sandbox_id', '=', sandboxId);
   if (filter.q !== undefined) {
     const like = likePattern(filter.q);
-    // Implied by the fields' match below; lets the trigram index find the candidates.
-    if (searchTextApplies(filter.q)) q = q.where(MESSAGE_SEARCH_TEXT, 'ilike', like);
+    // Implied by the fields' match below; lets the word or the trigram index find the candidates (one of
+    // them: the planner's estimates for both are rough and it would read both).
+    const words = searchWordsQuery(filter.q);
+    if (words !== undefined) q = q.where(sql<boolean>`${MESSAGE_SEARCH_WORDS} @@ ${words}::tsquery`);
+    else if (searchTextApplies(filter.q)) q = q.where(MESSAGE_SEARCH_TEXT, 'ilike', like);
     q = q.where((eb) =>
       eb.or([
         eb('subject', 'ilike', like),

@@ -1,0 +1,169 @@
+// The word index for `q` (migration 005): which q's use it, and on both stores that a list filtered by q
+// holds exactly the messages with a field containing q, whichever index narrows the rows; and that the
+// query's word expression is the indexed one (otherwise PostgreSQL silently stops using the index).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { MESSAGE_SEARCH_WORDS, searchWordsQuery } from '../../src/core/store/searchIndexes.ts';
+import { createTestApi, type TestApi, type TestWorkspace } from '../helpers/api.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+
+describe('searchWordsQuery', () => {
+  it('the last run after a separator is a word prefix; one with a separator after it is a whole word', () => {
+    assert.equal(searchWordsQuery('Order #123456'), `('123456':*) | '~long'`);
+    assert.equal(searchWordsQuery('order #123456 is'), `('123456') | '~long'`);
+    assert.equal(searchWordsQuery('ref 00042 / 77777'), `('00042' & '77777':*) | '~long'`);
+  });
+
+  it('only identifier-like runs: a digit and five or more characters', () => {
+    for (const q of ['invoice report', 'x 2024', 'order #1234 is', 'code abcdef'])
+      assert.equal(searchWordsQuery(q), undefined, q);
+    assert.equal(searchWordsQuery('id a1b2c'), `('a1b2c':*) | '~long'`);
+  });
+
+  it('a run at the start of q, or after a character whose lower case is not ours to know, may be the end of a word', () => {
+    assert.equal(searchWordsQuery('123456 is'), undefined);
+    assert.equal(searchWordsQuery('café12345 x'), undefined);
+    // Turkish collations lower-case I to the dotless ı, a separator there.
+    assert.equal(searchWordsQuery('order-I12345 x'), undefined);
+    assert.equal(searchWordsQuery('order-i12345 x'), `('i12345') | '~long'`);
+  });
+
+  it('a run before such a character is still a word prefix', () => {
+    assert.equal(searchWordsQuery('ref 12345é'), `('12345':*) | '~long'`);
+  });
+
+  it('words are cut to 64 characters, as in the index; a cut word is a prefix', () => {
+    const long = '7'.repeat(70);
+    assert.equal(searchWordsQuery(`ref ${long} end`), `('${'7'.repeat(64)}':*) | '~long'`);
+  });
+
+  it('q with a control character gets none (jsonb text writes \\n as a backslash and an n)', () => {
+    assert.equal(searchWordsQuery('x\n123456'), undefined);
+  });
+});
+
+const LONG_SUBJECT = `Ticket 987654 ${'lorem '.repeat(20_000)}end`;
+
+const MAILS: Array<{ subject: string; to?: string }> = [
+  { subject: 'Order #123456 is confirmed' },
+  { subject: 'Order #1234567 is confirmed' },
+  { subject: 'Re: Order #123456' },
+  { subject: 'Order #9123456 shipped' },
+  { subject: `Ref ${'9'.repeat(100)} end` },
+  { subject: LONG_SUBJECT },
+  { subject: 'café 55555é x; code:00042;sent' },
+  { subject: 'welcome', to: 'Team 77777 <team77777@x.test>' },
+  { subject: 'Order 1234 of 2024' },
+];
+
+/** q's around the numbers above: whole words, prefixes, words inside longer text, and misses. */
+const QUERIES = [
+  'Order #123456',
+  'order #123456 is',
+  '#123456',
+  '#12345',
+  '#1234567',
+  ' #9123456 ',
+  '#123456 is confirmed',
+  'Re: Order #123456',
+  'ORDER #1234567 IS',
+  `ref ${'9'.repeat(70)}`,
+  `${'9'.repeat(64)} end`,
+  ` ${'9'.repeat(100)} end`,
+  `${'9'.repeat(101)}`,
+  'ticket 987654',
+  'ticket 987654 lorem',
+  'cket 98765',
+  'café 55555',
+  ' 55555é',
+  'code:00042;',
+  ':00042',
+  'team 77777',
+  ' 77777 <team7',
+  '@77777',
+  'order #555555',
+  ' 1234 of 2024',
+];
+
+describeEachStore('q through the word index', (getStore, backend) => {
+  let api: TestApi;
+  let ws: TestWorkspace;
+  let sandboxId: string;
+  const ids = new Map<string, string>();
+
+  before(async () => {
+    api = await createTestApi(getStore());
+    ws = await api.workspace();
+    const res = await ws.call({ method: 'POST', url: '/api/v1/sandboxes', payload: { name: 'words' } });
+    sandboxId = res.json().id;
+    for (const [i, mail] of MAILS.entries()) {
+      const raw = Buffer.from(
+        `From: shop@sender.test\r\nTo: ${mail.to ?? 'buyer@x.test'}\r\nSubject: ${mail.subject}\r\n` +
+          `MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nmessage ${i}\r\n`,
+      );
+      const { stored } = await api.core.ingestMail({
+        raw,
+        envelopeFrom: 'shop@sender.test',
+        deliveries: [{ sandboxId, capturedFor: ['buyer@x.test'] }],
+      });
+      ids.set(mail.subject, stored[0]?.messageId as string);
+    }
+  });
+  after(() => api.close());
+
+  async function list(q?: string): Promise<Array<Record<string, any>>> {
+    const query = new URLSearchParams({ limit: '100', ...(q === undefined ? {} : { q }) });
+    const res = await ws.call({ method: 'GET', url: `/api/v1/sandboxes/${sandboxId}/messages?${query}` });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json().items;
+  }
+
+  it('a long subject and a 100-digit number are stored (the index never refuses a message)', async () => {
+    const all = await list();
+    assert.equal(all.length, MAILS.length);
+    assert.ok(all.some((m) => m.subject === LONG_SUBJECT));
+  });
+
+  it('finds exactly the messages with a field containing q, for q on either index', async () => {
+    const all = await list();
+    const fields = (m: Record<string, any>) =>
+      [m.subject, m.from, m.preview, ...m.to, ...m.capturedFor].filter((f) => typeof f === 'string');
+    let viaWords = 0;
+    for (const q of QUERIES) {
+      const needle = q.trim().toLowerCase();
+      const expected = all
+        .filter((m) => fields(m).some((f: string) => f.toLowerCase().includes(needle)))
+        .map((m) => m.id)
+        .sort();
+      const found = (await list(q)).map((m) => m.id).sort();
+      assert.deepEqual(found, expected, `q=${JSON.stringify(q)}`);
+      if (searchWordsQuery(q.trim()) !== undefined) viaWords++;
+    }
+    assert.ok(viaWords >= 15, `most of these q's go through the word index (${viaWords})`);
+    assert.deepEqual(
+      (await list('Order #123456')).map((m) => m.id).sort(),
+      [
+        ids.get('Order #123456 is confirmed'),
+        ids.get('Order #1234567 is confirmed'),
+        ids.get('Re: Order #123456'),
+      ].sort(),
+    );
+    assert.deepEqual(
+      (await list('ticket 987654')).map((m) => m.id),
+      [ids.get(LONG_SUBJECT)],
+    );
+  });
+
+  it(`the query's word expression is the indexed one [${backend.name}]`, async () => {
+    const db = getStore().db;
+    const plan = await db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const words = searchWordsQuery('Order #123456') as string;
+      return sql<Record<string, string>>`explain select id from messages
+        where ${MESSAGE_SEARCH_WORDS} @@ ${words}::tsquery`.execute(trx);
+    });
+    const text = plan.rows.map((r) => Object.values(r)[0]).join('\n');
+    assert.match(text, /messages_search_words/, text);
+  });
+});
