@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -465,6 +466,83 @@ if (peers && wants('smtp')) {
   } finally {
     await peer?.stop();
   }
+}
+
+// --- floors: the same loads against servers that store and parse nothing ---------------------------
+// Built on what sandtrap's listeners are built on (smtp-server, node:http), they show what this machine
+// allows at all, whatever a capture costs on top.
+
+/** Resolves once the server at `port` sends its SMTP greeting. */
+function smtpGreets(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('data', (d) => {
+      socket.destroy();
+      resolve(d.toString().startsWith('220'));
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function floor(
+  script: string,
+  ready: (port: number) => Promise<boolean>,
+  measure: (port: number, rss: () => number) => Promise<void>,
+) {
+  const port = await freePort();
+  const peer = spawnPeer(
+    process.execPath,
+    [fileURLToPath(new URL(`peers/${script}`, import.meta.url)), String(port)],
+    root,
+  );
+  try {
+    await waitReady(peer, () => ready(port), script);
+    const pid = peer.child.pid;
+    await measure(port, () => rssOf(pid));
+  } catch (err) {
+    rows.push({
+      workload: `floor ${script}`,
+      target: '-',
+      measured: `FAILED: ${String(err).slice(0, 200)}`,
+      met: null,
+    });
+  } finally {
+    await peer.stop();
+  }
+}
+
+if (peers && wants('smtp')) {
+  await floor('floor-smtp.ts', smtpGreets, async (port, rss) => {
+    const r = await smtpLoad(
+      { port, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'bench', pass: 'bench' } },
+      'to@example.test',
+      rss,
+    );
+    rows.push({
+      workload: `floor: smtp-server, STARTTLS + AUTH, drains each message (no parse, no store), ${SMTP_CONNECTIONS} conns, 4 KB`,
+      target: '-',
+      measured: smtpMeasured(r),
+      met: null,
+      ...r,
+    });
+  });
+}
+
+if (peers && wants('http')) {
+  await floor(
+    'floor-http.ts',
+    async (port) => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' })).status === 200,
+    async (port, rss) => {
+      const r = await httpLoad(`http://127.0.0.1:${port}/hook`, rss);
+      rows.push({
+        workload: `floor: node:http, reads the body, answers 200 {} (no parse, no store), ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
+        target: '-',
+        measured: httpMeasured(r),
+        met: null,
+        ...r,
+      });
+    },
+  );
 }
 
 // --- peer: Mockoon CLI (HTTP), through npx with Node 22 --------------------------------------------

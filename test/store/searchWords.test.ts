@@ -166,4 +166,20 @@ describeEachStore('q through the word index', (getStore, backend) => {
     const text = plan.rows.map((r) => Object.values(r)[0]).join('\n');
     assert.match(text, /messages_search_words/, text);
   });
+
+  it('the search expressions keep finer statistics, so rare values do not look common to the planner', async () => {
+    const targets = await sql<{ name: string; target: number }>`
+      select c.relname as name, a.attstattarget as target from pg_attribute a join pg_class c on c.oid = a.attrelid
+      where c.oid in (select indexrelid from pg_index where indrelid = 'messages'::regclass) and a.attnum = 1
+        and c.relname in ('messages_search', 'messages_search_words', 'messages_captured_for_lower')
+      order by 1`.execute(getStore().db);
+    assert.deepEqual(
+      targets.rows.map((r) => [r.name, Number(r.target)]),
+      [
+        ['messages_captured_for_lower', 1000],
+        ['messages_search', 1000],
+        ['messages_search_words', 1000],
+      ],
+    );
+  });
 });
