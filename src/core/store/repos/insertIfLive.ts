@@ -1,6 +1,6 @@
 // One INSERT for a batch of captured items (messages or requests) that stores only the rows whose sandbox
 // is still live when the statement runs: admission came from memory, so the commit is where it is settled.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 
 /** A column of the target table with its PostgreSQL type (the VALUES list is typed by casts). */
@@ -25,25 +25,30 @@ export async function insertIfSandboxLive<R extends LiveRow>(
   versions?: number[],
 ): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
-  const names = columns.map(([name]) => name);
-  const values = rows.map((row, i) => {
-    const cells: RawBuilder<unknown>[] = columns.map(
-      ([name, type]) => sql`${row[name] ?? null}::${sql.raw(type)}`,
-    );
-    if (versions !== undefined) cells.push(sql`${versions[i]}::integer`);
-    return sql`(${sql.join(cells)})`;
+  // Written as text with numbered parameters: kysely's builder took 7% of the capture path's CPU building and
+  // compiling this one statement, 16 typed cells a row. Table, column and type names are our constants.
+  const params: unknown[] = [];
+  const cell = (value: unknown, type: string) => {
+    params.push(value);
+    return `$${params.length}::${type}`;
+  };
+  const tuples = rows.map((row, i) => {
+    const cells = columns.map(([name, type]) => cell(row[name] ?? null, type));
+    if (versions !== undefined) cells.push(cell(versions[i], 'integer'));
+    return `(${cells.join(', ')})`;
   });
-  const valueNames = versions === undefined ? names : [...names, 'version'];
-  const sameVersion = versions === undefined ? sql`` : sql`and s.version = v.version`;
-  const res = await sql<{ id: string }>`
-    insert into ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))})
-    select ${sql.join(names.map((n) => sql.ref(`v.${n}`)))}
-    from (values ${sql.join(values)}) as v(${sql.join(valueNames.map((n) => sql.ref(n)))})
+  const names = columns.map(([name]) => `"${name}"`);
+  const valueNames = versions === undefined ? names : [...names, '"version"'];
+  const sameVersion = versions === undefined ? '' : 'and s.version = v.version';
+  const text = `insert into "${table}" (${names.join(', ')})
+    select ${names.map((n) => `v.${n}`).join(', ')}
+    from (values ${tuples.join(', ')}) as v(${valueNames.join(', ')})
     where exists (
       select 1 from sandboxes s
       where s.id = v.sandbox_id ${sameVersion}
         and (s.expires_at is null or s.expires_at > v.received_at))
-    returning id`.execute(db);
+    returning id`;
+  const res = await db.executeQuery<{ id: string }>(CompiledQuery.raw(text, params));
   return new Set(res.rows.map((r) => r.id));
 }
 
