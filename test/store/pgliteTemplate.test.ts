@@ -37,6 +37,16 @@ async function assertUsableStore(store: Store): Promise<void> {
   assert.ok(account.orgId);
 }
 
+/** The template has no template0/template1 (every store uses `postgres`); a store made by initdb has both. */
+async function assertMadeFromTemplate(store: Store): Promise<void> {
+  const dbs = await sql<{ datname: string }>`select datname from pg_database order by 1`.execute(store.db);
+  assert.deepEqual(
+    dbs.rows.map((r) => r.datname),
+    ['postgres'],
+    'made from the template, not by initdb',
+  );
+}
+
 /** A one-file ustar archive: a well-formed tar that is no postgres data directory. */
 function tarOfOneFile(name: string, content: string): Buffer {
   const header = Buffer.alloc(512);
@@ -89,6 +99,7 @@ describe('embedded store template', () => {
     const second = await openStore({ kind: 'pglite', dataDir, templateFile });
     try {
       await assertUsableStore(second);
+      await assertMadeFromTemplate(second);
     } finally {
       await second.close();
     }
@@ -109,6 +120,7 @@ describe('embedded store template', () => {
     const store = await openStore({ kind: 'pglite', dataDir: undefined, templateFile });
     try {
       await assertUsableStore(store);
+      await assertMadeFromTemplate(store);
     } finally {
       await store.close();
     }

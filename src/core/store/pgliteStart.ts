@@ -2,7 +2,8 @@
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PGliteDialect } from 'kysely';
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { extract } from 'tar';
 import { migrateToLatest, migrationsFingerprint } from './migrate.ts';
 import { discardTemplate, ensureTemplate, templatePath } from './pgliteTemplate.ts';
 
@@ -126,7 +127,12 @@ export async function startPgliteStore(
   if (!isFresh(pgdata)) return startPglite(pgdata, undefined);
   const template = await ensureTemplate(templateFile, buildTemplateTar);
   try {
-    return await startPglite(pgdata, template);
+    if (pgdata === undefined) return await startPglite(undefined, template);
+    // Unpacked by node-tar rather than PGlite's loadDataDir, which goes through the WASM file system and took
+    // 0.3-0.5 s of a 1.5 s first start for the 350 files that node-tar writes in about 0.15 s.
+    mkdirSync(pgdata, { recursive: true, mode: 0o700 });
+    extract({ file: templateFile, cwd: pgdata, sync: true, preserveOwner: false, noMtime: true });
+    return await startPglite(pgdata, undefined);
   } catch (templateError) {
     // PGlite loads a tar only into a directory without a cluster; if it found one after all, it stays as it is.
     if (templateError instanceof Error && templateError.message.includes('Database already exists')) {
