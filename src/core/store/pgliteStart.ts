@@ -3,7 +3,6 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PGliteDialect } from 'kysely';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { extract } from 'tar';
 import { migrateToLatest, migrationsFingerprint } from './migrate.ts';
 import { discardTemplate, ensureTemplate, templatePath } from './pgliteTemplate.ts';
 
@@ -131,6 +130,7 @@ export async function startPgliteStore(
     // Unpacked by node-tar rather than PGlite's loadDataDir, which goes through the WASM file system and took
     // 0.3-0.5 s of a 1.5 s first start for the 350 files that node-tar writes in about 0.15 s.
     mkdirSync(pgdata, { recursive: true, mode: 0o700 });
+    const { extract } = await import('tar'); // only a fresh store needs it: no load cost on every other start
     extract({ file: templateFile, cwd: pgdata, sync: true, preserveOwner: false, noMtime: true });
     return await startPglite(pgdata, undefined);
   } catch (templateError) {
