@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { components } from '../../openapi/schema.d.ts';
 import type { Store } from '../../src/core/store/openStore.ts';
+import { sendCapture, type Got, type Sent as CaptureSent } from '../helpers/captureClient.ts';
 import { sandboxTransport } from '../helpers/mail.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { UUID_RE } from '../helpers/shapes.ts';
@@ -30,58 +31,17 @@ const ALL_BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 // ---------------------------------------------------------------------------------------------------------
 // Capture clients
 
-interface Sent {
-  method?: string;
-  /** The request target: path and query, sent as is. */
-  path: string;
-  /** Set one by one with setHeader, so names keep their case; an array sends one line per value. */
-  headers?: Record<string, string | string[]>;
-  body?: Buffer | string;
-  agent?: http.Agent;
+interface Sent extends CaptureSent {
   /** A rule may set a cookie; nothing else ever does. */
   allowCookie?: boolean;
 }
 
-interface Got {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  rawHeaders: string[];
-  body: Buffer;
-  /** X-Sandtrap-Request-Id of the reply. */
-  requestId: string | undefined;
-}
-
-function capture(port: number, s: Sent): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1',
-      port,
-      method: s.method ?? 'GET',
-      path: s.path,
-      ...(s.agent === undefined ? {} : { agent: s.agent }),
-    });
-    for (const [name, value] of Object.entries(s.headers ?? {})) req.setHeader(name, value);
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        if (s.allowCookie !== true) {
-          assert.equal(res.headers['set-cookie'], undefined, `no Set-Cookie on a capture reply (${s.path})`);
-        }
-        const id = res.headers['x-sandtrap-request-id'];
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          rawHeaders: res.rawHeaders,
-          body: Buffer.concat(chunks),
-          requestId: typeof id === 'string' ? id : undefined,
-        });
-      });
-    });
-    req.end(s.body);
-  });
+async function capture(port: number, s: Sent): Promise<Got> {
+  const got = await sendCapture(port, s);
+  if (s.allowCookie !== true) {
+    assert.equal(got.headers['set-cookie'], undefined, `no Set-Cookie on a capture reply (${s.path})`);
+  }
+  return got;
 }
 
 /** Header lines of a reply as [name, value] pairs, in the order sent. */

@@ -6,6 +6,7 @@ import net from 'node:net';
 import { after, before, it } from 'node:test';
 import type { components } from '../../openapi/schema.d.ts';
 import type { Store } from '../../src/core/store/openStore.ts';
+import { sendCapture, type Got } from '../helpers/captureClient.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { UUID_RE } from '../helpers/shapes.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -15,46 +16,11 @@ type Detail = components['schemas']['RequestDetail'];
 type Page = components['schemas']['RequestPage'];
 type Sandbox = Record<string, any>;
 
-interface Got {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  requestId: string | undefined;
-  socket: net.Socket;
-}
-
 function capture(
   port: number,
   s: { method?: string; path: string; body?: Buffer | string; agent?: http.Agent },
 ): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1',
-      port,
-      method: s.method ?? 'GET',
-      path: s.path,
-      ...(s.agent === undefined ? {} : { agent: s.agent }),
-    });
-    let socket: net.Socket | undefined;
-    req.on('socket', (sock) => (socket = sock));
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const id = res.headers['x-sandtrap-request-id'];
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: Buffer.concat(chunks),
-          requestId: typeof id === 'string' ? id : undefined,
-          socket: socket as net.Socket,
-        });
-      });
-    });
-    req.end(s.body);
-  });
+  return sendCapture(port, s);
 }
 
 /** Writes `data` on a fresh socket and collects every byte the server sends until it closes. */

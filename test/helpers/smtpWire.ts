@@ -143,3 +143,14 @@ export class Wire {
 
 /** The AUTH PLAIN initial response for `user` and `pass`. */
 export const plainAuth = (user: string, pass: string) => Buffer.from(`\0${user}\0${pass}`).toString('base64');
+
+/** greeting, EHLO, STARTTLS, EHLO, AUTH PLAIN with a sandbox's SMTP credentials: a session ready for MAIL. */
+export async function authedWire(port: number, sandbox: Record<string, any>): Promise<Wire> {
+  const wire = await Wire.open(port);
+  assert.equal((await wire.command('EHLO raw.test')).code, 250);
+  await wire.startTls();
+  assert.equal((await wire.command('EHLO raw.test')).code, 250);
+  const auth = await wire.command(`AUTH PLAIN ${plainAuth(sandbox.smtpUsername, sandbox.smtpPassword)}`);
+  assert.equal(auth.code, 235, auth.text);
+  return wire;
+}

@@ -3,7 +3,6 @@
 // sandboxes is stored once per sandbox with only its own recipients in capturedFor; rate limits, store
 // failures and bad input. Clients: nodemailer, Python smtplib (test/helpers/smtplib_send.py), a raw socket.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -17,6 +16,7 @@ import {
   rawOf,
   refusal,
 } from '../helpers/mail.ts';
+import { freePort } from '../helpers/process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { smtplib } from '../helpers/smtplib.ts';
 import { plainAuth, Wire, type Reply } from '../helpers/smtpWire.ts';
@@ -53,18 +53,6 @@ async function openWire(port: number): Promise<Wire> {
   const wire = await Wire.open(port);
   assert.equal((await wire.command('EHLO raw.test')).code, 250);
   return wire;
-}
-
-/**
- * A free loopback port for SMTP_INBOUND_PORT: startTestServer passes '0' by default, which disables the
- * inbound listener (0 means "off" for that variable), so these tests ask for a concrete port.
- */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** startTestServer with the inbound listener on. */

@@ -1,38 +1,18 @@
 // SMTP ingest behind the live-sandbox cache and group commit: no loss, sandboxes deleted behind the cache.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, it } from 'node:test';
 import type { Store } from '../../src/core/store/openStore.ts';
 import { listMessages, onlyMessage, sandboxTransport } from '../helpers/mail.ts';
+import { freePort } from '../helpers/process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { UUID_RE } from '../helpers/shapes.ts';
-import { plainAuth, Wire, type Reply } from '../helpers/smtpWire.ts';
+import { authedWire, plainAuth, Wire, type Reply } from '../helpers/smtpWire.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Sandbox = Record<string, any>;
 
 const DOMAIN = 'capture.localhost';
 const addr = (local: string, sandbox: Sandbox) => `${local}@${sandbox.id}.${DOMAIN}`;
-
-/** A free loopback port: SMTP_INBOUND_PORT=0 means "off", so the inbound listener needs a concrete one. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-/** greeting, EHLO, STARTTLS, EHLO, AUTH PLAIN: a submission session ready for MAIL. */
-async function authedWire(port: number, sandbox: Sandbox): Promise<Wire> {
-  const wire = await Wire.open(port);
-  assert.equal((await wire.command('EHLO raw.test')).code, 250);
-  await wire.startTls();
-  assert.equal((await wire.command('EHLO raw.test')).code, 250);
-  const auth = await wire.command(`AUTH PLAIN ${plainAuth(sandbox.smtpUsername, sandbox.smtpPassword)}`);
-  assert.equal(auth.code, 235, auth.text);
-  return wire;
-}
 
 /**
  * MAIL, RCPT..., DATA, message over a raw session. Stops at the first command refused; `stage` says where

@@ -10,7 +10,7 @@ import type { Store } from '../../src/core/store/openStore.ts';
 import { listMessages, onlyMessage, rawOf, refusal, sandboxTransport as transport } from '../helpers/mail.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { smtplib, smtplibLarge } from '../helpers/smtplib.ts';
-import { plainAuth, Wire, type Reply } from '../helpers/smtpWire.ts';
+import { authedWire, plainAuth, Wire, type Reply } from '../helpers/smtpWire.ts';
 import { describeEachStore, type StoreBackend } from '../helpers/stores.ts';
 
 type MessageSummary = components['schemas']['MessageSummary'];
@@ -20,17 +20,6 @@ type Sandbox = Record<string, any>;
 const MAX_BYTES = 10 * 1024 * 1024;
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-
-/** greeting, EHLO, STARTTLS, EHLO, AUTH PLAIN: a session ready for MAIL. */
-async function authedWire(port: number, sandbox: Sandbox): Promise<Wire> {
-  const wire = await Wire.open(port);
-  assert.equal((await wire.command('EHLO raw.test')).code, 250);
-  await wire.startTls();
-  assert.equal((await wire.command('EHLO raw.test')).code, 250);
-  const auth = await wire.command(`AUTH PLAIN ${plainAuth(sandbox.smtpUsername, sandbox.smtpPassword)}`);
-  assert.equal(auth.code, 235, auth.text);
-  return wire;
-}
 
 /** MAIL, RCPT..., DATA, message: the final reply (or the first refusal). */
 async function wireSend(wire: Wire, from: string, rcpts: string[], raw: string | Buffer): Promise<Reply> {

@@ -134,7 +134,7 @@ export async function startPgliteStore(
     extract({ file: templateFile, cwd: pgdata, sync: true, preserveOwner: false, noMtime: true });
     return await startPglite(pgdata, undefined);
   } catch (templateError) {
-    // PGlite loads a tar only into a directory without a cluster; if it found one after all, it stays as it is.
+    // PGlite's loadDataDir (in-memory stores) refuses to load over a cluster; one found after all stays as it is.
     if (templateError instanceof Error && templateError.message.includes('Database already exists')) {
       throw templateError;
     }
