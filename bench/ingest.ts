@@ -32,12 +32,14 @@ const PEER_START_MS = 120_000;
 
 /**
  * `--only smtp,http,cold` runs just those workloads (each with its peer); `--no-peers` leaves the peers out.
- * Both are for working on one path; a full run reports every row.
+ * `--no-embedded` skips the embedded store. All are for working on one path; a full run reports every row.
  */
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const only = onlyArg === undefined ? undefined : new Set(onlyArg.split(','));
 const wants = (part: 'smtp' | 'http' | 'cold') => only === undefined || only.has(part);
 const peers = !process.argv.includes('--no-peers');
+/** `--no-embedded` (with `--pg`): measure sandtrap on PostgreSQL only. */
+const embeddedStore = !process.argv.includes('--no-embedded');
 
 const rows: Row[] = [];
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
@@ -353,7 +355,7 @@ async function measureSmtp(
   }
 }
 
-if (wants('smtp') || wants('http')) await measureSandtrap('embedded', {});
+if (embeddedStore && (wants('smtp') || wants('http'))) await measureSandtrap('embedded', {});
 if (process.argv.includes('--pg') && (wants('smtp') || wants('http'))) {
   const fresh = await freshDatabase();
   try {

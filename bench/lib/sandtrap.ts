@@ -42,7 +42,11 @@ export function spawnSandtrap(
   key: string,
   env: Record<string, string> = {},
 ): ChildProcess {
-  return spawn(process.execPath, ['--max-semi-space-size=4', 'bin/sandtrap.js', 'serve'], {
+  // BENCH_CPU_PROF=<dir>: write a V8 CPU profile of each sandtrap process there (open in Chrome DevTools).
+  const prof = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  return spawn(process.execPath, [...prof, '--max-semi-space-size=4', 'bin/sandtrap.js', 'serve'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

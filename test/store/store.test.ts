@@ -29,6 +29,20 @@ describeEachStore('store', (getStore, backend) => {
     for (const t of ['workspaces', 'api_keys', 'sandboxes']) assert.ok(names.includes(t), t);
   });
 
+  it('compresses captured bodies with lz4 where the server has it (PostgreSQL), pglz on PGlite', async () => {
+    const db = getStore().db;
+    const columns = await sql<{ table: string; column: string; method: string }>`
+      select c.relname as "table", a.attname as "column", a.attcompression as method
+      from pg_attribute a join pg_class c on c.oid = a.attrelid
+      where c.relnamespace = current_schema()::regnamespace
+        and (c.relname, a.attname) in (('messages', 'raw'), ('messages', 'text_body'), ('messages', 'html_body'),
+          ('messages', 'headers'), ('messages', 'attachments'), ('requests', 'body'), ('requests', 'headers'))
+      order by 1, 2`.execute(db);
+    assert.equal(columns.rows.length, 7);
+    const expected = backend.name === 'postgres' ? 'l' : '';
+    for (const c of columns.rows) assert.equal(c.method, expected, `${c.table}.${c.column}`);
+  });
+
   it('bootstrap: first start makes "default" and one key, exactly once even when raced', async () => {
     const c = core();
     const results = await Promise.all([c.workspaces.bootstrap(undefined), c.workspaces.bootstrap(undefined)]);

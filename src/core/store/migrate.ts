@@ -8,6 +8,7 @@ import * as m002 from './migrations/002_messages.ts';
 import * as m003 from './migrations/003_requests.ts';
 import * as m004 from './migrations/004_search_indexes.ts';
 import * as m005 from './migrations/005_search_words.ts';
+import * as m006 from './migrations/006_toast_lz4.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '003_requests': m003,
   '004_search_indexes': m004,
   '005_search_words': m005,
+  '006_toast_lz4': m006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
