@@ -55,6 +55,38 @@ function rssOf(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far; 0 when it cannot be read. */
+function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+/** Linux reports process times in clock ticks of 1/100 s on every architecture Node runs on. */
+const CLOCK_TICKS = 100;
+
+/** What a load generator reads off the server under test: its resident memory and its CPU time so far. */
+interface Probe {
+  rss(): number;
+  cpuSeconds(): number;
+}
+const probeOf = (pid: number | undefined): Probe => ({
+  rss: () => rssOf(pid),
+  cpuSeconds: () => cpuSecondsOf(pid),
+});
+
+/** The server's CPU per item over a measured phase, in microseconds (steadier than rates on a busy machine). */
+function cpuMeter(probe: Probe): { perItem(items: number): number } {
+  const start = probe.cpuSeconds();
+  return { perItem: (items) => ((probe.cpuSeconds() - start) * 1e6) / items };
+}
+
+/** A peer started through npx runs in a child of the pid we hold: its CPU is not measured (NaN). */
+const cpuText = (us: number, per: string) => (Number.isNaN(us) ? '' : `; CPU ${us.toFixed(0)} µs/${per}`);
+
 /** Samples `rss()` every 100 ms until stopped; returns the peak. */
 function peakSampler(rss: () => number): { stop(): number } {
   let peak = rss();
@@ -95,6 +127,8 @@ interface SmtpResult {
   p50: number;
   p99: number;
   peakRss: number;
+  /** The server process's CPU per message. */
+  cpuUs: number;
 }
 
 /**
@@ -104,7 +138,7 @@ interface SmtpResult {
 async function smtpLoad(
   transportOptions: Record<string, unknown>,
   to: string,
-  rss: () => number,
+  probe: Probe,
 ): Promise<SmtpResult> {
   const transport = nodemailer.createTransport({
     host: '127.0.0.1',
@@ -131,7 +165,8 @@ async function smtpLoad(
     await Promise.all(Array.from({ length: SMTP_CONNECTIONS }, () => worker(SMTP_WARMUP, null)));
     next = 0;
     const latencies: number[] = [];
-    const sampler = peakSampler(rss);
+    const sampler = peakSampler(probe.rss);
+    const cpu = cpuMeter(probe);
     const start = performance.now();
     await Promise.all(Array.from({ length: SMTP_CONNECTIONS }, () => worker(SMTP_MESSAGES, latencies)));
     const elapsed = (performance.now() - start) / 1000;
@@ -142,6 +177,7 @@ async function smtpLoad(
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       peakRss,
+      cpuUs: cpu.perItem(SMTP_MESSAGES),
     };
   } finally {
     transport.close();
@@ -149,7 +185,7 @@ async function smtpLoad(
 }
 
 const smtpMeasured = (r: SmtpResult) =>
-  `${r.rate.toFixed(0)} msgs/s; p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; peak RSS ${mb(r.peakRss)}`;
+  `${r.rate.toFixed(0)} msgs/s; p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; peak RSS ${mb(r.peakRss)}${cpuText(r.cpuUs, 'msg')}`;
 
 interface HttpResult {
   rate: number;
@@ -158,11 +194,14 @@ interface HttpResult {
   non2xx: number;
   errors: number;
   peakRss: number;
+  /** The server process's CPU per request. */
+  cpuUs: number;
 }
 
-async function httpLoad(url: string, rss: () => number): Promise<HttpResult> {
+async function httpLoad(url: string, probe: Probe): Promise<HttpResult> {
   const body = JSON.stringify({ event: 'bench', pad: 'x'.repeat(1024 - 30) }).slice(0, 1024);
-  const sampler = peakSampler(rss);
+  const sampler = peakSampler(probe.rss);
+  const cpu = cpuMeter(probe);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -179,11 +218,12 @@ async function httpLoad(url: string, rss: () => number): Promise<HttpResult> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     peakRss: sampler.stop(),
+    cpuUs: cpu.perItem(result.requests.total),
   };
 }
 
 const httpMeasured = (r: HttpResult) =>
-  `${r.rate.toFixed(0)} req/s; p50 ${r.p50} ms, p99 ${r.p99} ms; non-2xx ${r.non2xx}, errors ${r.errors}; peak RSS ${mb(r.peakRss)}`;
+  `${r.rate.toFixed(0)} req/s; p50 ${r.p50} ms, p99 ${r.p99} ms; non-2xx ${r.non2xx}, errors ${r.errors}; peak RSS ${mb(r.peakRss)}${cpuText(r.cpuUs, 'req')}`;
 
 /** A peer process in its own process group, so `npx` and what it starts are stopped together. */
 interface Peer {
@@ -286,10 +326,10 @@ async function measureSandtrap(store: 'embedded' | 'PostgreSQL', env: Record<str
       method: 'POST',
       body: JSON.stringify({ name: 'ingest-bench' }),
     });
-    const rss = () => server.rssBytes();
-    if (wants('smtp')) await measureSmtp(store, server, sandbox, inboundPort, rss);
+    const probe = probeOf(server.child.pid);
+    if (wants('smtp')) await measureSmtp(store, server, sandbox, inboundPort, probe);
     if (wants('http')) {
-      const http = await httpLoad(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/hook`, rss);
+      const http = await httpLoad(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/hook`, probe);
       rows.push({
         workload: `HTTP capture (${store}), 1 KB JSON POST, keep-alive, ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
         target: '>= 10,000 req/s',
@@ -316,7 +356,7 @@ async function measureSmtp(
   server: BenchServer,
   sandbox: { id: string; smtpUsername: string; smtpPassword: string },
   inboundPort: number,
-  rss: () => number,
+  probe: Probe,
 ) {
   const auth = await smtpLoad(
     {
@@ -326,7 +366,7 @@ async function measureSmtp(
       auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
     },
     'to@example.test',
-    rss,
+    probe,
   );
   rows.push({
     workload: `SMTP ingest (${store}), STARTTLS + AUTH, ${SMTP_CONNECTIONS} pooled conns, 4 KB, ${SMTP_MESSAGES} msgs`,
@@ -339,7 +379,7 @@ async function measureSmtp(
   const plain = await smtpLoad(
     { port: inboundPort, ignoreTLS: true },
     `x@${sandbox.id}.capture.localhost`,
-    rss,
+    probe,
   );
   rows.push({
     workload: `SMTP ingest (${store}), plain inbound port (no TLS/AUTH), ${SMTP_CONNECTIONS} conns, 4 KB, ${SMTP_MESSAGES} msgs`,
@@ -442,7 +482,7 @@ if (peers && wants('smtp')) {
     await waitReady(peer, async () => (await fetch(`http://127.0.0.1:${webPort}/`)).status < 500, 'maildev');
     const startMs = performance.now() - started;
     const pid = peer.child.pid;
-    const r = await smtpLoad({ port: smtpPort, ignoreTLS: true }, 'to@example.test', () => rssOf(pid));
+    const r = await smtpLoad({ port: smtpPort, ignoreTLS: true }, 'to@example.test', probeOf(pid));
     const ratioAuth = embedded.auth ? embedded.auth.rate / r.rate : NaN;
     const ratioPlain = embedded.plain ? embedded.plain.rate / r.rate : NaN;
     rows.push({
@@ -489,7 +529,7 @@ function smtpGreets(port: number): Promise<boolean> {
 async function floor(
   script: string,
   ready: (port: number) => Promise<boolean>,
-  measure: (port: number, rss: () => number) => Promise<void>,
+  measure: (port: number, probe: Probe) => Promise<void>,
 ) {
   const port = await freePort();
   const peer = spawnPeer(
@@ -500,7 +540,7 @@ async function floor(
   try {
     await waitReady(peer, () => ready(port), script);
     const pid = peer.child.pid;
-    await measure(port, () => rssOf(pid));
+    await measure(port, probeOf(pid));
   } catch (err) {
     rows.push({
       workload: `floor ${script}`,
@@ -514,11 +554,11 @@ async function floor(
 }
 
 if (peers && wants('smtp')) {
-  await floor('floor-smtp.ts', smtpGreets, async (port, rss) => {
+  await floor('floor-smtp.ts', smtpGreets, async (port, probe) => {
     const r = await smtpLoad(
       { port, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'bench', pass: 'bench' } },
       'to@example.test',
-      rss,
+      probe,
     );
     rows.push({
       workload: `floor: smtp-server, STARTTLS + AUTH, drains each message (no parse, no store), ${SMTP_CONNECTIONS} conns, 4 KB`,
@@ -534,8 +574,8 @@ if (peers && wants('http')) {
   await floor(
     'floor-http.ts',
     async (port) => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' })).status === 200,
-    async (port, rss) => {
-      const r = await httpLoad(`http://127.0.0.1:${port}/hook`, rss);
+    async (port, probe) => {
+      const r = await httpLoad(`http://127.0.0.1:${port}/hook`, probe);
       rows.push({
         workload: `floor: node:http, reads the body, answers 200 {} (no parse, no store), ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
         target: '-',
@@ -586,7 +626,7 @@ if (peers && wants('http')) {
     // npx -> node@22 -> mockoon: the peer's RSS is that of npx's descendants.
     const npxPid = peer.child.pid as number;
     const groupRss = () => descendantsRss(npxPid);
-    const r = await httpLoad(url, groupRss);
+    const r = await httpLoad(url, { rss: groupRss, cpuSeconds: () => NaN });
     rows.push({
       workload: `peer Mockoon CLI, catch-all POST -> 200 {} (stores nothing), ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
       target: '-',

@@ -39,6 +39,10 @@ export function createCore({
   const limits = createRateLimits(config, redis);
   // The embedded store has one connection; PostgreSQL commits a few batches at once from its pool.
   const commitConcurrency = store.kind === 'pglite' ? 1 : 4;
+  // The embedded store runs each statement on this thread, so a statement per message or two cost the thread
+  // more than waiting for the messages still being parsed (about 20% less CPU per message over SMTP). On
+  // PostgreSQL the wait only added latency.
+  const waitForParsesMs = store.kind === 'pglite' ? 5 : 0;
   // Mutable only until the listeners are bound: port 0 (tests) is replaced by the port actually taken.
   const endpoints: Endpoints = {
     publicSmtpHost: config.publicSmtpHost,
@@ -56,7 +60,7 @@ export function createCore({
     endpoints,
     sandboxes: createSandboxService(db, clock, endpoints, bus),
     messages: createMessageService(db, clock),
-    ingestMail: createMailIngest(db, clock, bus, { commitConcurrency }),
+    ingestMail: createMailIngest(db, clock, bus, { commitConcurrency, waitForParsesMs }),
     smtpAccess: createSmtpAccess(db, clock, bus, config.captureDomain),
     limits,
     capture: createCaptureService(db, clock, limits, bus, { commitConcurrency }),

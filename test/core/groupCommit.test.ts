@@ -260,4 +260,74 @@ describe('GroupCommit', () => {
     assert.deepEqual(batches, [['solo'], ['again']]);
     assert.equal(await q, 'again:ok');
   });
+
+  describe('announced items', () => {
+    it('a batch waits for an announced item and takes it along', async () => {
+      const { gc, batches } = instantWriter({ announcedWaitMs: 10_000 });
+      const a = gc.announce();
+      const b = gc.submit('b');
+      for (let i = 0; i < 5; i++) await turn();
+      assert.deepEqual(batches, [], 'nothing written while "a" is announced');
+      const results = Promise.all([b, a.submit('a')]);
+      await until(() => batches.length === 1, 'the batch is written');
+      assert.deepEqual(batches, [['b', 'a']]);
+      assert.deepEqual(await results, ['b:ok', 'a:ok']);
+    });
+
+    it('waits at most announcedWaitMs, and the late item is still written afterwards', async () => {
+      const { gc, batches } = instantWriter({ announcedWaitMs: 30 });
+      const late = gc.announce();
+      const started = performance.now();
+      assert.equal(await gc.submit('b'), 'b:ok');
+      assert.ok(performance.now() - started >= 25, 'the batch waited for the announced item');
+      assert.deepEqual(batches, [['b']]);
+      assert.equal(await late.submit('late'), 'late:ok');
+      assert.deepEqual(batches, [['b'], ['late']]);
+    });
+
+    it('withdrawing an announced item ends the wait at once, and a second withdraw or submit changes nothing', async () => {
+      const { gc, batches } = instantWriter({ announcedWaitMs: 10_000 });
+      const a = gc.announce();
+      const b = gc.submit('b');
+      await turn();
+      assert.deepEqual(batches, []);
+      a.withdraw();
+      assert.equal(await b, 'b:ok');
+      a.withdraw();
+      // Not counted again: a lone item after this is written without waiting.
+      const c = gc.announce();
+      assert.equal(await c.submit('c'), 'c:ok');
+      c.withdraw();
+      assert.equal(await gc.submit('d'), 'd:ok');
+      assert.deepEqual(batches, [['b'], ['c'], ['d']]);
+    });
+
+    it('does not wait when announcedWaitMs is 0 (the default) or the batch is already full', async () => {
+      const unset = instantWriter();
+      unset.gc.announce();
+      assert.equal(await unset.gc.submit('x'), 'x:ok');
+
+      const full = instantWriter({ announcedWaitMs: 10_000, maxItems: 2 });
+      full.gc.announce();
+      assert.deepEqual(await Promise.all([full.gc.submit('p'), full.gc.submit('q')]), ['p:ok', 'q:ok']);
+      assert.deepEqual(full.batches, [['p', 'q']]);
+    });
+
+    it('while a batch is in flight, announced items do not hold it up; the next batch waits for them', async () => {
+      const w = heldWriter({ announcedWaitMs: 10_000 });
+      const first = w.gc.submit('a');
+      await until(() => w.batches.length === 1, 'the first batch is written');
+      const pending = w.gc.announce();
+      const b = w.gc.submit('b');
+      (w.held[0] as { release(): void }).release();
+      assert.equal(await first, 'a:ok');
+      for (let i = 0; i < 5; i++) await turn();
+      assert.equal(w.batches.length, 1, '"b" waits for the announced item');
+      const c = pending.submit('c');
+      await until(() => w.batches.length === 2, 'the second batch is written');
+      assert.deepEqual(w.batches[1], ['b', 'c']);
+      (w.held[1] as { release(): void }).release();
+      assert.deepEqual(await Promise.all([b, c]), ['b:ok', 'c:ok']);
+    });
+  });
 });

@@ -56,7 +56,8 @@ export function createMailIngest(
   db: Kysely<Database>,
   clock: Clock,
   bus: EventBus,
-  options: { commitConcurrency: number },
+  /** waitForParsesMs: longest a parsed message waits for others still being parsed to share its commit. */
+  options: { commitConcurrency: number; waitForParsesMs: number },
 ) {
   // Messages parsed while a commit is running are committed together in the next transaction; each
   // sender gets its 250 only when the transaction holding its message has committed.
@@ -75,6 +76,7 @@ export function createMailIngest(
       maxBytes: 16 * 1024 * 1024,
       sizeOf: (m) => m.raw.byteLength * Math.max(1, m.deliveries.length),
       concurrency: options.commitConcurrency,
+      announcedWaitMs: options.waitForParsesMs,
     },
   );
 
@@ -83,10 +85,18 @@ export function createMailIngest(
     envelopeFrom: string | null;
     deliveries: MailDelivery[];
   }): Promise<IngestedMail> {
-    const parsed = await parseMessage(input.raw, input.envelopeFrom);
+    // Messages parsed at the same time are committed together: parsing takes several turns of the event loop.
+    const arrival = writer.announce();
+    let parsed: ParsedMessage;
+    try {
+      parsed = await parseMessage(input.raw, input.envelopeFrom);
+    } catch (err) {
+      arrival.withdraw();
+      throw err;
+    }
     let result: IngestedMail;
     try {
-      result = await writer.submit({ ...input, parsed, receivedAt: clock.now() });
+      result = await arrival.submit({ ...input, parsed, receivedAt: clock.now() });
     } catch (err) {
       throw new AppError('unavailable', 'The message could not be stored; retry later.', { cause: err });
     }

@@ -1,6 +1,7 @@
 // Group commit: writes that arrive while a batch is being committed are committed together in the next
-// batch, and each caller is answered only when its own batch has committed. No timer is involved: an idle
-// writer starts a batch at once, so a lone write pays no extra latency; batches only grow under load.
+// batch, and each caller is answered only when its own batch has committed. An idle writer starts a batch at
+// once, so a lone write pays no extra latency; batches only grow under load. Callers may announce a write that
+// is still being prepared (a message being parsed): a batch then waits for those, up to `announcedWaitMs`.
 
 export interface GroupCommitOptions<I> {
   /** Most items in one batch (bounded by the statement's parameter count). */
@@ -10,6 +11,8 @@ export interface GroupCommitOptions<I> {
   sizeOf(item: I): number;
   /** Batches committed at once: 1 on the embedded store (one connection), a few on PostgreSQL. */
   concurrency: number;
+  /** Longest a batch waits for announced items (see `announce`); 0: batches never wait. */
+  announcedWaitMs?: number;
 }
 
 interface Pending<I, O> {
@@ -23,6 +26,11 @@ export class GroupCommit<I, O> {
   private queue: Array<Pending<I, O>> = [];
   private inFlight = 0;
   private scheduled = false;
+  /** Items announced and not submitted (or withdrawn) yet. */
+  private announced = 0;
+  /** Set while a batch waits for announced items: the timer that ends the wait. */
+  private waitTimer: NodeJS.Timeout | undefined;
+  private waitOver = false;
   private readonly write: (items: I[]) => Promise<O[]>;
   private readonly options: GroupCommitOptions<I>;
 
@@ -32,19 +40,61 @@ export class GroupCommit<I, O> {
     this.options = options;
   }
 
+  /**
+   * Announces an item that will be submitted soon. Until it is submitted or the returned function withdraws it, a
+   * batch that could still take it waits (at most `announcedWaitMs`), so that concurrent arrivals share one
+   * commit instead of each paying for its own statement.
+   */
+  announce(): { submit(item: I): Promise<O>; withdraw(): void } {
+    this.announced++;
+    let open = true;
+    const close = () => {
+      if (!open) return false;
+      open = false;
+      this.announced--;
+      return true;
+    };
+    return {
+      submit: (item) => {
+        close();
+        return this.submit(item);
+      },
+      withdraw: () => {
+        if (close()) this.schedulePump();
+      },
+    };
+  }
+
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, size: this.options.sizeOf(item), resolve, reject });
-      // Items submitted while this turn of the event loop handles its ready I/O join one batch: the embedded
-      // store runs a statement synchronously, so a batch started at once would always hold just one item.
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          this.pump();
-        });
-      }
+      this.schedulePump();
     });
+  }
+
+  /**
+   * Items submitted while this turn of the event loop handles its ready I/O join one batch: the embedded store
+   * runs a statement synchronously, so a batch started at once would always hold just one item.
+   */
+  private schedulePump(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Whether the next batch should wait for announced items rather than start now. */
+  private waitForAnnounced(): boolean {
+    const waitMs = this.options.announcedWaitMs ?? 0;
+    if (waitMs <= 0 || this.announced === 0 || this.queue.length >= this.options.maxItems) return false;
+    if (this.waitOver) return false;
+    this.waitTimer ??= setTimeout(() => {
+      this.waitOver = true;
+      this.pump();
+    }, waitMs);
+    return true;
   }
 
   /** Items waiting for a batch plus batches being committed. */
@@ -54,6 +104,10 @@ export class GroupCommit<I, O> {
 
   private pump(): void {
     while (this.inFlight < this.options.concurrency && this.queue.length > 0) {
+      if (this.waitForAnnounced()) return;
+      clearTimeout(this.waitTimer);
+      this.waitTimer = undefined;
+      this.waitOver = false;
       const batch = this.take();
       this.inFlight++;
       void this.commit(batch).finally(() => {
