@@ -43,6 +43,8 @@ export function createCore({
   // more than waiting for the messages still being parsed (about 20% less CPU per message over SMTP). On
   // PostgreSQL the wait only added latency.
   const waitForParsesMs = store.kind === 'pglite' ? 5 : 0;
+  // PostgreSQL parses and plans the capture inserts once per connection (preparedPool.ts); PGlite cannot.
+  const preparedInserts = store.kind === 'postgres';
   // Mutable only until the listeners are bound: port 0 (tests) is replaced by the port actually taken.
   const endpoints: Endpoints = {
     publicSmtpHost: config.publicSmtpHost,
@@ -60,10 +62,10 @@ export function createCore({
     endpoints,
     sandboxes: createSandboxService(db, clock, endpoints, bus),
     messages: createMessageService(db, clock),
-    ingestMail: createMailIngest(db, clock, bus, { commitConcurrency, waitForParsesMs }),
+    ingestMail: createMailIngest(db, clock, bus, { commitConcurrency, waitForParsesMs, preparedInserts }),
     smtpAccess: createSmtpAccess(db, clock, bus, config.captureDomain),
     limits,
-    capture: createCaptureService(db, clock, limits, bus, { commitConcurrency }),
+    capture: createCaptureService(db, clock, limits, bus, { commitConcurrency, preparedInserts }),
     waits: createWaitService(db, clock, bus, { recheckMs: waitRecheckMs }),
     sweep: createSweeper(db, clock, bus, {
       retentionDays: config.retentionDays,

@@ -87,13 +87,14 @@ export function createCaptureService(
   clock: Clock,
   limits: RateLimits,
   bus: EventBus,
-  options: { commitConcurrency: number },
+  /** preparedInserts: the store runs prepared statements (PostgreSQL). */
+  options: { commitConcurrency: number; preparedInserts: boolean },
 ) {
   const cache = new LiveSandboxCache<CachedSandbox>(bus);
   // Concurrent captures share one INSERT (one commit); each sender is answered when its batch commits.
   const writer = new GroupCommit<RequestToStore, boolean>(
     async (items) => {
-      const stored = await insertRequestsIfCurrent(db, items);
+      const stored = await insertRequestsIfCurrent(db, items, options.preparedInserts);
       return items.map((item) => stored.has(item.row.id));
     },
     {

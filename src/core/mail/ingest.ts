@@ -56,15 +56,18 @@ export function createMailIngest(
   db: Kysely<Database>,
   clock: Clock,
   bus: EventBus,
-  /** waitForParsesMs: longest a parsed message waits for others still being parsed to share its commit. */
-  options: { commitConcurrency: number; waitForParsesMs: number },
+  /**
+   * waitForParsesMs: longest a parsed message waits for others still being parsed to share its commit;
+   * preparedInserts: the store runs prepared statements (PostgreSQL).
+   */
+  options: { commitConcurrency: number; waitForParsesMs: number; preparedInserts: boolean },
 ) {
   // Messages parsed while a commit is running are committed together in the next transaction; each
   // sender gets its 250 only when the transaction holding its message has committed.
   const writer = new GroupCommit<ParsedMail, IngestedMail>(
     async (mails) => {
       const rows = mails.map(rowsFor);
-      const stored = await insertMessagesIfLive(db, rows.flat());
+      const stored = await insertMessagesIfLive(db, rows.flat(), options.preparedInserts);
       return rows.map((r) => ({
         stored: r
           .filter((row) => stored.has(row.id))

@@ -5,6 +5,7 @@ import type { Database } from './schema.ts';
 import { lockDataDir, type DirLock } from './lockFile.ts';
 import { migrateToLatest } from './migrate.ts';
 import { startPgliteStore } from './pgliteStart.ts';
+import { preparingPool } from './preparedPool.ts';
 
 export type StoreKind = 'pglite' | 'postgres';
 
@@ -52,7 +53,7 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
     max: poolSize,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   try {
     if (schema !== undefined) await db.schema.createSchema(schema).ifNotExists().execute();
     await migrateToLatest(db as Kysely<unknown>, schema);

@@ -1,0 +1,147 @@
+// The batch inserts of captures on both stores: every batch size stores exactly its live rows (PostgreSQL pads
+// batches with null rows to a few prepared shapes), and on PostgreSQL the inserts run as prepared statements.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { it } from 'node:test';
+import { sql, type Kysely } from 'kysely';
+import { openStore } from '../../src/core/store/openStore.ts';
+import { insertMessagesIfLive } from '../../src/core/store/repos/messages.ts';
+import { insertRequestsIfCurrent, type RequestToStore } from '../../src/core/store/repos/requests.ts';
+import type { Database } from '../../src/core/store/schema.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+
+async function sandbox(db: Kysely<Database>, options: { expired?: boolean; version?: number } = {}) {
+  const workspace = randomUUID();
+  const id = randomUUID();
+  await sql`insert into workspaces (id, name, subdomain, created_at)
+    values (${workspace}, 'w', ${workspace}, now())`.execute(db);
+  await sql`insert into sandboxes (id, workspace_id, name, smtp_password, is_ephemeral, expires_at, created_at, version)
+    values (${id}, ${workspace}, 's', 'p', false, ${options.expired === true ? new Date(Date.now() - 60_000) : null},
+      now(), ${options.version ?? 1})`.execute(db);
+  return id;
+}
+
+function message(sandboxId: string, n: number) {
+  const raw = Buffer.from(`Subject: m${n}\r\n\r\nbody ${n}\r\n`);
+  return {
+    id: randomUUID(),
+    sandbox_id: sandboxId,
+    received_at: new Date(),
+    envelope_from: 'a@b.test',
+    from_header: 'a@b.test',
+    to_addrs: JSON.stringify(['x@y.test']),
+    captured_for: JSON.stringify(['x@y.test']),
+    subject: `m${n}`,
+    preview: `body ${n}`,
+    text_body: `body ${n}`,
+    html_body: null,
+    headers: JSON.stringify([]),
+    attachments: JSON.stringify([]),
+    attachment_count: 0,
+    size_bytes: raw.byteLength,
+    raw,
+  };
+}
+
+function request(sandboxId: string, version: number, n: number): RequestToStore {
+  return {
+    row: {
+      id: randomUUID(),
+      sandbox_id: sandboxId,
+      received_at: new Date(),
+      method: 'POST',
+      target: `/hook/${n}`,
+      http_version: '1.1',
+      path: `/hook/${n}`,
+      query: null,
+      headers: JSON.stringify([]),
+      body: Buffer.from(`{"n":${n}}`),
+      size_bytes: 8,
+      source_ip: '127.0.0.1',
+      mock_status_code: 200,
+      mock_name: null,
+    },
+    sandboxVersion: version,
+  };
+}
+
+async function storedIds(db: Kysely<Database>, table: 'messages' | 'requests', sandboxId: string) {
+  const rows = await sql<{
+    id: string;
+  }>`select id from ${sql.table(table)} where sandbox_id = ${sandboxId}`.execute(db);
+  return new Set(rows.rows.map((r) => r.id));
+}
+
+describeEachStore('capture batch inserts', (getStore, backend) => {
+  const prepared = backend.name === 'postgres';
+
+  it('every batch size from 1 to 17 stores exactly the rows of live sandboxes, and nothing else', async () => {
+    const db = getStore().db;
+    const live = await sandbox(db);
+    const expired = await sandbox(db, { expired: true });
+    const missing = randomUUID();
+    for (let size = 1; size <= 17; size++) {
+      // Every third row goes to an expired or a missing sandbox: those must not be stored either.
+      const rows = Array.from({ length: size }, (_, n) =>
+        message(n % 3 === 1 ? expired : n % 3 === 2 ? missing : live, n),
+      );
+      const before = await storedIds(db, 'messages', live);
+      const stored = await insertMessagesIfLive(db, rows, prepared);
+      const wanted = rows.filter((r) => r.sandbox_id === live).map((r) => r.id);
+      assert.deepEqual([...stored].sort(), [...wanted].sort(), `batch of ${size}`);
+      const after = await storedIds(db, 'messages', live);
+      assert.equal(after.size, before.size + wanted.length, `batch of ${size}: no padding row stored`);
+      assert.equal((await storedIds(db, 'messages', expired)).size, 0);
+    }
+    const total = await sql<{ n: number }>`select count(*)::int as n from messages`.execute(db);
+    assert.equal(total.rows[0]?.n, (await storedIds(db, 'messages', live)).size, 'no row without a sandbox');
+  });
+
+  it('requests are stored only at their sandbox version, for batch sizes around a padding step', async () => {
+    const db = getStore().db;
+    const current = await sandbox(db, { version: 3 });
+    for (const size of [3, 4, 5, 9]) {
+      const items = Array.from({ length: size }, (_, n) => request(current, n % 2 === 0 ? 3 : 2, n));
+      const stored = await insertRequestsIfCurrent(db, items, prepared);
+      const wanted = items.filter((i) => i.sandboxVersion === 3).map((i) => i.row.id);
+      assert.deepEqual([...stored].sort(), [...wanted].sort(), `batch of ${size}`);
+    }
+    assert.equal((await storedIds(db, 'requests', current)).size, 2 + 2 + 3 + 5);
+  });
+});
+
+const pgUrl = process.env.TEST_DATABASE_URL;
+
+it(
+  'on PostgreSQL, capture inserts are prepared once per connection, one statement per padded size',
+  {
+    skip: pgUrl === undefined || pgUrl === '' ? 'TEST_DATABASE_URL is not set' : false,
+  },
+  async () => {
+    const schema = `test_prepared_${randomUUID().slice(0, 8)}`;
+    // One connection, so that pg_prepared_statements (per session) shows everything this store prepared.
+    const store = await openStore({ kind: 'postgres', url: pgUrl as string, schema, poolSize: 1 });
+    try {
+      const db = store.db;
+      const live = await sandbox(db);
+      const prepared = async () =>
+        (
+          await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(db)
+        ).rows.map((r) => r.name);
+      assert.deepEqual(await prepared(), [], 'nothing else is prepared');
+      for (const size of [3, 4, 3, 5, 8, 1]) {
+        const rows = Array.from({ length: size }, (_, n) => message(live, n));
+        assert.equal((await insertMessagesIfLive(db, rows, true)).size, size);
+      }
+      assert.deepEqual(await prepared(), [
+        'sandtrap_insert_messages_1',
+        'sandtrap_insert_messages_4',
+        'sandtrap_insert_messages_8',
+      ]);
+      assert.equal((await storedIds(db, 'messages', live)).size, 3 + 4 + 3 + 5 + 8 + 1);
+    } finally {
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(store.db);
+      await store.close();
+    }
+  },
+);
