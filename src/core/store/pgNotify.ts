@@ -40,7 +40,12 @@ export function createPgNotifyTransport(
     const batch = outbox;
     outbox = [];
     const sent = pool
-      .query('select pg_notify($1, p) from unnest($2::text[]) as p', [CHANNEL, batch.map((e) => e.payload)])
+      .query({
+        // Prepared once per connection: this runs after every committed batch of captures.
+        name: 'sandtrap_notify',
+        text: 'select pg_notify($1, p) from unnest($2::text[]) as p',
+        values: [CHANNEL, batch.map((e) => e.payload)],
+      })
       .then(
         () => batch.forEach((e) => e.resolve()),
         (err: unknown) => batch.forEach((e) => e.reject(err)),
