@@ -295,7 +295,14 @@ async function waitReady(peer: Peer, ready: () => Promise<boolean>, what: string
     if (peer.child.exitCode !== null)
       throw new Error(`${what} exited with ${peer.child.exitCode}: ${(peer as any).stderr}`);
     if (await ready().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not start within ${PEER_START_MS / 1000} s`);
+    if (Date.now() > deadline) {
+      const said = String((peer as Peer & { stderr: string }).stderr)
+        .trim()
+        .slice(-300);
+      throw new Error(
+        `${what} did not start within ${PEER_START_MS / 1000} s${said ? `; it said: ${said}` : ''}`,
+      );
+    }
     await sleep(100);
   }
 }
@@ -618,6 +625,8 @@ if (peers && wants('http')) {
     peer = spawnPeer(
       'npx',
       [
+        // The cached packages when there are any: a registry that answers slowly once made it miss its 120 s.
+        '--prefer-offline',
         '-y',
         '-p',
         'node@22',
