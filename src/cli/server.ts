@@ -209,6 +209,17 @@ function startSweeps(core: Core, logger: Logger, intervalSeconds: number): NodeJ
       }
     } catch (err) {
       logger.warn({ err }, 'sweep failed; it runs again at the next interval');
+    }
+    try {
+      const started = performance.now();
+      const maintenance = await core.maintainStore();
+      if (maintenance.analyzed.length + maintenance.vacuumed.length > 0) {
+        const ms = Math.round(performance.now() - started);
+        logger.info({ maintenance, ms }, 'embedded store vacuumed and analyzed the tables that changed');
+      }
+    } catch (err) {
+      // VACUUM cannot run while another caller holds the embedded store's one connection in a transaction.
+      logger.warn({ err }, 'store maintenance failed; it runs again at the next interval');
     } finally {
       running = false;
     }

@@ -11,6 +11,7 @@ import { createRateLimits } from './rateLimits.ts';
 import { createRequestService } from './requests.ts';
 import { createSandboxService, type Endpoints } from './sandboxes.ts';
 import { createSweeper } from './sweeps.ts';
+import { maintainTables, type MaintenanceResult } from './store/maintenance.ts';
 import { createWaitService } from './waits.ts';
 import type { Store } from './store/openStore.ts';
 import { createWorkspaceService } from './workspaces.ts';
@@ -67,6 +68,9 @@ export function createCore({
     limits,
     capture: createCaptureService(db, clock, limits, bus, { commitConcurrency, preparedInserts }),
     waits: createWaitService(db, clock, bus, { recheckMs: waitRecheckMs }),
+    /** VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. */
+    maintainStore: (): Promise<MaintenanceResult> =>
+      store.kind === 'pglite' ? maintainTables(db) : Promise.resolve({ analyzed: [], vacuumed: [] }),
     sweep: createSweeper(db, clock, bus, {
       retentionDays: config.retentionDays,
       useAdvisoryLock: store.kind === 'postgres',

@@ -167,18 +167,23 @@ describeEachStore('q through the word index', (getStore, backend) => {
     assert.match(text, /messages_search_words/, text);
   });
 
-  it('the search expressions keep finer statistics, so rare values do not look common to the planner', async () => {
+  it('on PostgreSQL the search expressions keep finer statistics; the embedded store keeps the default', async () => {
     const targets = await sql<{ name: string; target: number }>`
       select c.relname as name, a.attstattarget as target from pg_attribute a join pg_class c on c.oid = a.attrelid
       where c.oid in (select indexrelid from pg_index where indrelid = 'messages'::regclass) and a.attnum = 1
         and c.relname in ('messages_search', 'messages_search_words', 'messages_captured_for_lower')
       order by 1`.execute(getStore().db);
+    // The default reads as -1 before PostgreSQL 17 and as null from 17 on (PGlite is 18).
+    const fine = backend.name === 'postgres';
     assert.deepEqual(
-      targets.rows.map((r) => [r.name, Number(r.target)]),
+      targets.rows.map((r) => [
+        r.name,
+        r.target === null || Number(r.target) === -1 ? 'default' : Number(r.target),
+      ]),
       [
-        ['messages_captured_for_lower', 1000],
-        ['messages_search', 1000],
-        ['messages_search_words', 1000],
+        ['messages_captured_for_lower', fine ? 1000 : 'default'],
+        ['messages_search', fine ? 1000 : 'default'],
+        ['messages_search_words', fine ? 1000 : 'default'],
       ],
     );
   });

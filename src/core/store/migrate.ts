@@ -9,6 +9,7 @@ import * as m003 from './migrations/003_requests.ts';
 import * as m004 from './migrations/004_search_indexes.ts';
 import * as m005 from './migrations/005_search_words.ts';
 import * as m006 from './migrations/006_toast_lz4.ts';
+import * as m007 from './migrations/007_embedded_statistics.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '004_search_indexes': m004,
   '005_search_words': m005,
   '006_toast_lz4': m006,
+  '007_embedded_statistics': m007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

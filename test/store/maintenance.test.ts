@@ -1,0 +1,97 @@
+// The embedded store's own VACUUM/ANALYZE (it has no autovacuum): tables are analyzed and vacuumed once enough
+// of them changed, by autovacuum's thresholds, and left alone otherwise; on PostgreSQL autovacuum does it.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { sql, type Kysely } from 'kysely';
+import { createCore } from '../../src/core/core.ts';
+import { maintainTables } from '../../src/core/store/maintenance.ts';
+import { openStore, type Store } from '../../src/core/store/openStore.ts';
+import type { Database } from '../../src/core/store/schema.ts';
+import { testConfig } from '../helpers/api.ts';
+import { testClock } from '../helpers/clock.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+
+async function sandbox(db: Kysely<Database>): Promise<string> {
+  const workspace = randomUUID();
+  const id = randomUUID();
+  await sql`insert into workspaces (id, name, subdomain, created_at) values (${workspace}, 'w', ${workspace}, now())`.execute(
+    db,
+  );
+  await sql`insert into sandboxes (id, workspace_id, name, smtp_password, is_ephemeral, created_at)
+    values (${id}, ${workspace}, 's', 'p', false, now())`.execute(db);
+  return id;
+}
+
+/** `count` requests in the sandbox, inserted in one statement. */
+async function requests(db: Kysely<Database>, sandboxId: string, count: number): Promise<void> {
+  await sql`insert into requests (id, sandbox_id, received_at, method, target, http_version, path, query, headers,
+      body, size_bytes, source_ip, mock_status_code, mock_name)
+    select gen_random_uuid(), ${sandboxId}::uuid, now(), 'POST', '/hook', '1.1', '/hook/' || g, null, '[]'::jsonb,
+      '\\x7b7d'::bytea, 2, '127.0.0.1', 200, null
+    from generate_series(1, ${count}::int) as g`.execute(db);
+}
+
+async function lastRuns(db: Kysely<Database>) {
+  const rows = await sql<{ analyzed: boolean; vacuumed: boolean }>`
+    select last_analyze is not null as analyzed, last_vacuum is not null as vacuumed
+    from pg_stat_user_tables where relname = 'requests' and schemaname = current_schema()`.execute(db);
+  return rows.rows[0];
+}
+
+describe('embedded store maintenance', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore({ kind: 'pglite', dataDir: undefined });
+  });
+  after(() => store.close());
+
+  it('does nothing while too little changed, then analyzes a table once a tenth of it (and 50 rows) changed', async () => {
+    const db = store.db;
+    const id = await sandbox(db);
+    await requests(db, id, 40);
+    assert.deepEqual(await maintainTables(db), { analyzed: [], vacuumed: [] });
+    assert.deepEqual(await lastRuns(db), { analyzed: false, vacuumed: false });
+    await requests(db, id, 1_000);
+    assert.deepEqual(await maintainTables(db), { analyzed: ['requests'], vacuumed: [] });
+    assert.deepEqual(await lastRuns(db), { analyzed: true, vacuumed: false });
+    // The planner now knows the table's size.
+    const size = await sql<{
+      n: number;
+    }>`select reltuples::int as n from pg_class where relname = 'requests'`.execute(db);
+    assert.equal(size.rows[0]?.n, 1_040);
+    assert.deepEqual(await maintainTables(db), { analyzed: [], vacuumed: [] }, 'nothing changed since');
+    // 100 more is less than a tenth of 1,040 plus 50.
+    await requests(db, id, 100);
+    assert.deepEqual(await maintainTables(db), { analyzed: [], vacuumed: [] });
+  });
+
+  it('vacuums (and analyzes) a table once a fifth of its rows are dead, and leaves none', async () => {
+    const db = store.db;
+    await sql`delete from requests where path ~ '[13579]$'`.execute(db);
+    const result = await maintainTables(db);
+    assert.deepEqual(result, { analyzed: ['requests'], vacuumed: ['requests'] });
+    assert.deepEqual(await lastRuns(db), { analyzed: true, vacuumed: true });
+    const dead = await sql<{ n: number }>`select n_dead_tup::int as n from pg_stat_user_tables
+      where relname = 'requests'`.execute(db);
+    assert.equal(dead.rows[0]?.n, 0);
+  });
+});
+
+describeEachStore('core.maintainStore', (getStore, backend) => {
+  it(
+    backend.name === 'pglite'
+      ? 'maintains the embedded store, which has no autovacuum'
+      : 'leaves PostgreSQL to its autovacuum',
+    async () => {
+      const db = getStore().db;
+      const core = createCore({ store: getStore(), config: testConfig(), clock: testClock() });
+      await requests(db, await sandbox(db), 500);
+      const result = await core.maintainStore();
+      assert.deepEqual(
+        result,
+        backend.name === 'pglite' ? { analyzed: ['requests'], vacuumed: [] } : { analyzed: [], vacuumed: [] },
+      );
+    },
+  );
+});
