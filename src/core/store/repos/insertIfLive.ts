@@ -23,8 +23,8 @@ function statementSize(n: number, prepared: boolean): number {
   return prepared ? 2 ** Math.ceil(Math.log2(n)) : n;
 }
 
-/** Statement texts by table, size, whether rows carry the sandbox version and whether it is prepared. */
-const texts = new Map<string, string>();
+/** Prepared texts by table, padded size and whether rows carry the sandbox version: at most a few dozen. */
+const preparedTexts = new Map<string, string>();
 
 function statementText(
   table: 'messages' | 'requests',
@@ -35,9 +35,8 @@ function statementText(
 ): string {
   // Each table is only ever written with its one column list (a module constant), so the key names the text.
   const key = `${table}_${size}${withVersion ? '_v' : ''}`;
-  const cacheKey = prepared ? `${key}_p` : key;
-  let text = texts.get(cacheKey);
-  if (text !== undefined) return text;
+  const cached = prepared ? preparedTexts.get(key) : undefined;
+  if (cached !== undefined) return cached;
   const types = withVersion
     ? [...columns.map(([, type]) => type), 'integer']
     : columns.map(([, type]) => type);
@@ -49,7 +48,7 @@ function statementText(
   const names = columns.map(([name]) => `"${name}"`);
   const valueNames = withVersion ? [...names, '"version"'] : names;
   const sameVersion = withVersion ? 'and s.version = v.version' : '';
-  text = `${prepared ? preparedName(`insert_${key}`) : ''}insert into "${table}" (${names.join(', ')})
+  const text = `${prepared ? preparedName(`insert_${key}`) : ''}insert into "${table}" (${names.join(', ')})
     select ${names.map((name) => `v.${name}`).join(', ')}
     from (values ${tuples.join(', ')}) as v(${valueNames.join(', ')})
     where exists (
@@ -57,7 +56,8 @@ function statementText(
       where s.id = v.sandbox_id ${sameVersion}
         and (s.expires_at is null or s.expires_at > v.received_at))
     returning id`;
-  texts.set(cacheKey, text);
+  // Exact sizes (PGlite) are not kept: up to 1,000 rows a statement, they would add up to megabytes of text.
+  if (prepared) preparedTexts.set(key, text);
   return text;
 }
 
