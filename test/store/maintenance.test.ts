@@ -1,7 +1,6 @@
 // The embedded store's own VACUUM/ANALYZE (it has no autovacuum): tables are analyzed and vacuumed once enough
 // of them changed, by autovacuum's thresholds, and left alone otherwise; on PostgreSQL autovacuum does it.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { createCore } from '../../src/core/core.ts';
@@ -10,18 +9,8 @@ import { openStore, type Store } from '../../src/core/store/openStore.ts';
 import type { Database } from '../../src/core/store/schema.ts';
 import { testConfig } from '../helpers/api.ts';
 import { testClock } from '../helpers/clock.ts';
+import { insertSandbox } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-
-async function sandbox(db: Kysely<Database>): Promise<string> {
-  const workspace = randomUUID();
-  const id = randomUUID();
-  await sql`insert into workspaces (id, name, subdomain, created_at) values (${workspace}, 'w', ${workspace}, now())`.execute(
-    db,
-  );
-  await sql`insert into sandboxes (id, workspace_id, name, smtp_password, is_ephemeral, created_at)
-    values (${id}, ${workspace}, 's', 'p', false, now())`.execute(db);
-  return id;
-}
 
 /** `count` requests in the sandbox, inserted in one statement. */
 async function requests(db: Kysely<Database>, sandboxId: string, count: number): Promise<void> {
@@ -48,7 +37,7 @@ describe('embedded store maintenance', () => {
 
   it('does nothing while too little changed, then analyzes a table once a tenth of it (and 50 rows) changed', async () => {
     const db = store.db;
-    const id = await sandbox(db);
+    const id = await insertSandbox(db);
     await requests(db, id, 40);
     assert.deepEqual(await maintainTables(db), { analyzed: [], vacuumed: [] });
     assert.deepEqual(await lastRuns(db), { analyzed: false, vacuumed: false });
@@ -86,7 +75,7 @@ describeEachStore('core.maintainStore', (getStore, backend) => {
     async () => {
       const db = getStore().db;
       const core = createCore({ store: getStore(), config: testConfig(), clock: testClock() });
-      await requests(db, await sandbox(db), 500);
+      await requests(db, await insertSandbox(db), 500);
       const result = await core.maintainStore();
       assert.deepEqual(
         result,

@@ -8,18 +8,8 @@ import { openStore } from '../../src/core/store/openStore.ts';
 import { insertMessagesIfLive } from '../../src/core/store/repos/messages.ts';
 import { insertRequestsIfCurrent, type RequestToStore } from '../../src/core/store/repos/requests.ts';
 import type { Database } from '../../src/core/store/schema.ts';
+import { insertSandbox } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-
-async function sandbox(db: Kysely<Database>, options: { expired?: boolean; version?: number } = {}) {
-  const workspace = randomUUID();
-  const id = randomUUID();
-  await sql`insert into workspaces (id, name, subdomain, created_at)
-    values (${workspace}, 'w', ${workspace}, now())`.execute(db);
-  await sql`insert into sandboxes (id, workspace_id, name, smtp_password, is_ephemeral, expires_at, created_at, version)
-    values (${id}, ${workspace}, 's', 'p', false, ${options.expired === true ? new Date(Date.now() - 60_000) : null},
-      now(), ${options.version ?? 1})`.execute(db);
-  return id;
-}
 
 function message(sandboxId: string, n: number) {
   const raw = Buffer.from(`Subject: m${n}\r\n\r\nbody ${n}\r\n`);
@@ -77,8 +67,8 @@ describeEachStore('capture batch inserts', (getStore, backend) => {
 
   it('every batch size from 1 to 17 stores exactly the rows of live sandboxes, and nothing else', async () => {
     const db = getStore().db;
-    const live = await sandbox(db);
-    const expired = await sandbox(db, { expired: true });
+    const live = await insertSandbox(db);
+    const expired = await insertSandbox(db, { expired: true });
     const missing = randomUUID();
     for (let size = 1; size <= 17; size++) {
       // Every third row goes to an expired or a missing sandbox: those must not be stored either.
@@ -99,7 +89,7 @@ describeEachStore('capture batch inserts', (getStore, backend) => {
 
   it('requests are stored only at their sandbox version, for batch sizes around a padding step', async () => {
     const db = getStore().db;
-    const current = await sandbox(db, { version: 3 });
+    const current = await insertSandbox(db, { version: 3 });
     for (const size of [3, 4, 5, 9]) {
       const items = Array.from({ length: size }, (_, n) => request(current, n % 2 === 0 ? 3 : 2, n));
       const stored = await insertRequestsIfCurrent(db, items, prepared);
@@ -123,7 +113,7 @@ it(
     const store = await openStore({ kind: 'postgres', url: pgUrl as string, schema, poolSize: 1 });
     try {
       const db = store.db;
-      const live = await sandbox(db);
+      const live = await insertSandbox(db);
       const prepared = async () =>
         (
           await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(db)

@@ -1,0 +1,19 @@
+// A workspace and a sandbox written straight into a store, for tests of repos that need a sandbox row.
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../src/core/store/schema.ts';
+
+/** Returns the new sandbox's id; `expired` sets its expiry a minute in the past. */
+export async function insertSandbox(
+  db: Kysely<Database>,
+  options: { expired?: boolean; version?: number } = {},
+): Promise<string> {
+  const workspace = randomUUID();
+  const id = randomUUID();
+  await sql`insert into workspaces (id, name, subdomain, created_at)
+    values (${workspace}, 'w', ${workspace}, now())`.execute(db);
+  await sql`insert into sandboxes (id, workspace_id, name, smtp_password, is_ephemeral, expires_at, created_at, version)
+    values (${id}, ${workspace}, 's', 'p', false, ${options.expired === true ? new Date(Date.now() - 60_000) : null},
+      now(), ${options.version ?? 1})`.execute(db);
+  return id;
+}
