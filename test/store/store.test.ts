@@ -1,8 +1,11 @@
-// The store on both backends: migrations, bootstrap races, sandbox persistence and keyset pages.
+// The store on both backends: migrations, bootstrap races, sandbox persistence and keyset pages; the
+// embedded store's DATA_DIR lock.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { generateApiKey } from '../../src/core/apiKeyFormat.ts';
@@ -13,6 +16,7 @@ import { openStore } from '../../src/core/store/openStore.ts';
 import type { Database } from '../../src/core/store/schema.ts';
 import { testClock } from '../helpers/clock.ts';
 import { testConfig } from '../helpers/api.ts';
+import { NODE_BIN, REPO_ROOT } from '../helpers/process.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 describeEachStore('store', (getStore, backend) => {
@@ -178,17 +182,58 @@ describe('embedded store on disk', () => {
     }
   });
 
-  it('takes over a stale lock whose process is gone, and names the owner of a live one', () => {
+  it('takes over a stale lock whose process is gone, and names the owner of a live one', async () => {
     const dir = fresh();
-    writeFileSync(join(dir, 'sandtrap.lock'), '999999999');
-    const lock = lockDataDir(dir);
-    lock.release();
+    // An old-style pid file naming a live, unrelated process (pid reuse after a reboot) does not block.
     writeFileSync(join(dir, 'sandtrap.lock'), String(process.ppid));
-    assert.throws(
-      () => lockDataDir(dir),
-      (err: unknown) => {
-        return err instanceof StoreLockedError && err.message.includes(`pid ${process.ppid}`);
-      },
+    const lock = await lockDataDir(dir);
+    await assert.rejects(lockDataDir(dir), (err: unknown) => {
+      return err instanceof StoreLockedError && err.message.includes(`pid ${process.pid}`);
+    });
+    lock.release();
+    assert.ok(!existsSync(join(dir, 'sandtrap.lock')), 'released on close');
+    (await lockDataDir(dir)).release();
+  });
+
+  it('a lock whose owner was killed is free at once, even while the dead owner is not yet reaped', async () => {
+    const dir = fresh();
+    // python3 keeps its killed child as a zombie: it never waits for it.
+    const holder = spawn(
+      'python3',
+      [
+        '-c',
+        'import subprocess,sys,time; p=subprocess.Popen(sys.argv[1:]); print(p.pid, flush=True); time.sleep(60)',
+        NODE_BIN,
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'src/core/store/lockFile.ts')).href)});` +
+          `await m.lockDataDir(${JSON.stringify(dir)}); console.log('locked'); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
     );
+    try {
+      let out = '';
+      holder.stdout.setEncoding('utf8');
+      await new Promise<void>((resolveLocked, reject) => {
+        holder.stdout.on('data', (chunk: string) => {
+          out += chunk;
+          if (out.includes('locked')) resolveLocked();
+        });
+        holder.once('exit', () => reject(new Error(`holder exited: ${out}`)));
+      });
+      const childPid = Number(out.split('\n')[0]);
+      await assert.rejects(lockDataDir(dir), (err: unknown) => {
+        return err instanceof StoreLockedError && err.message.includes(`pid ${childPid}`);
+      });
+      process.kill(childPid, 'SIGKILL');
+      for (let i = 0; i < 100 && !readFileSync(`/proc/${childPid}/stat`, 'utf8').includes(') Z '); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.match(readFileSync(`/proc/${childPid}/stat`, 'utf8'), /\) Z /, 'the killed owner is a zombie');
+      const lock = await lockDataDir(dir);
+      lock.release();
+    } finally {
+      holder.kill('SIGKILL');
+    }
   });
 });

@@ -25,7 +25,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 async function openPglite(dataDir: string | undefined, templateFile: string | undefined): Promise<Store> {
   let lock: DirLock | undefined;
-  if (dataDir !== undefined) lock = lockDataDir(dataDir);
+  if (dataDir !== undefined) lock = await lockDataDir(dataDir);
   try {
     const pglite = await startPgliteStore(
       dataDir === undefined ? undefined : `${dataDir}/pgdata`,
