@@ -56,8 +56,10 @@ async function serve(): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  // `on`, not `once`: Ctrl-C reaches the server twice (from the terminal, and passed on by `npm start` or the
+  // Node hand-over in bin/sandtrap.js), and a second signal with no listener would kill it mid-shutdown.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 /** Opens the store for a one-shot command; the embedded store refuses while a server holds its lock. */
