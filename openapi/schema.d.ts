@@ -382,6 +382,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandboxId}/requests/{requestId}/files/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured HTTP request. */
+                requestId: components["parameters"]["RequestId"];
+                /** @description The `index` of the file part as given in the request's `files` list. */
+                index: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Download a file part of a multipart request
+         * @description The bytes of one file part of a `multipart/form-data` body (decoded first when the body has a
+         *     `Content-Encoding`). The `Content-Type` is the part's own media type; it is always served as a
+         *     download, never inline. An index that is not in `files` is 404.
+         */
+        get: operations["getRequestFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/keys": {
         parameters: {
             query?: never;
@@ -697,7 +726,10 @@ export interface components {
              *     The raw endpoint always has every byte.
              */
             body: string | null;
-            /** @description True when the stored `body` text was cut. */
+            /**
+             * @description True when the `body` text was cut (at 1 MB), or when the decoded view of an encoded body was cut
+             *     at 5 MB (`bodyDecoding: cut`).
+             */
             bodyTruncated: boolean;
             /**
              * @description Encoding of `body`; `base64` when the body is not valid UTF-8.
@@ -709,6 +741,51 @@ export interface components {
              *     Malformed JSON is kept raw in `body` and has no parsed view here.
              */
             json?: unknown;
+            /**
+             * @description Additive: the `Content-Encoding` header as sent (several header lines joined with ", "), or null.
+             *     When it names `gzip`, `x-gzip`, `deflate` (zlib-wrapped or raw) or `br`, stacked codings
+             *     included (undone in reverse order; `identity` is ignored), `body`, `json`, `form` and `files`
+             *     are read from the decoded body; `sizeBytes` and the raw endpoint keep the bytes as sent.
+             * @example gzip
+             */
+            contentEncoding: string | null;
+            /**
+             * @description Additive: what happened to the body before the parsed views read it. `none`: no content coding
+             *     (or only `identity`). `decoded`: the views show the decoded body. `cut`: decoded, but the
+             *     decoded view stops at 5 MB (`bodyTruncated` is true; the raw endpoint has every byte as sent).
+             *     `failed`: an unknown coding or data that does not decode; the views show the bytes as sent.
+             * @enum {string}
+             */
+            bodyDecoding: "none" | "decoded" | "cut" | "failed";
+            /**
+             * @description Additive: one sentence for people saying what `bodyDecoding` means for this request; null when
+             *     `bodyDecoding` is `none`.
+             * @example decoded from gzip (812 bytes as sent, 2048 decoded)
+             * @example decoded from gzip; the decoded view is cut at 5 MB (the raw request has every byte as sent)
+             * @example could not decode br: Decompression failed; body shown as sent
+             */
+            bodyNote: string | null;
+            /**
+             * @description Additive: the file parts of a `multipart/form-data` body (parts with a file name, or of type
+             *     `application/octet-stream`), in order; empty otherwise. Text fields are in `form`. Download one
+             *     from `/files/{index}`.
+             */
+            files: components["schemas"]["RequestFile"][];
+        };
+        RequestFile: {
+            /**
+             * Format: int32
+             * @description 0-based position among the file parts; use in `/files/{index}` to download the bytes.
+             */
+            index: number;
+            /** @description The form field name of the part; null when the part has none. */
+            field: string | null;
+            /** @description The file name as sent, without any directory part; null when the part names none. */
+            fileName: string | null;
+            /** @description The part's media type (`text/plain` when the part has no `Content-Type`). */
+            contentType: string;
+            /** Format: int64 */
+            sizeBytes: number;
         };
         ApiKey: {
             /** Format: uuid */
@@ -1680,6 +1757,43 @@ export interface operations {
                 };
                 content: {
                     "message/http": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRequestFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured HTTP request. */
+                requestId: components["parameters"]["RequestId"];
+                /** @description The `index` of the file part as given in the request's `files` list. */
+                index: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file part's content. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description Always `attachment`, with the part's file name. */
+                    "Content-Disposition": string;
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];

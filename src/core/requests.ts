@@ -1,6 +1,8 @@
-// The HTTP stream of a sandbox as the API reads it: list, detail with parsed views, raw, delete, clear.
+// The HTTP stream of a sandbox as the API reads it: list, detail with parsed views, raw, file parts, delete,
+// clear.
 import type { Kysely } from 'kysely';
-import { bodyText, formFields, jsonValue, queryParams } from './http/views.ts';
+import { decodeBody, type BodyDecoding } from './http/decode.ts';
+import { bodyText, formView, jsonValue, multipartParts, queryParams, type FilePart } from './http/views.ts';
 import type { Clock } from './clock.ts';
 import { notFound } from './errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
@@ -32,9 +34,16 @@ export interface RequestDetail extends RequestSummary {
   form: NameValue[];
   body: string | null;
   bodyEncoding: 'utf8' | 'base64';
+  /** The text was cut at 1 MB, or the decoded view at 5 MB. */
   bodyTruncated: boolean;
   /** The body parsed as JSON, when it is JSON. */
   json: unknown;
+  /** The Content-Encoding header as sent; the views above are read from the decoded body. */
+  contentEncoding: string | null;
+  bodyDecoding: BodyDecoding;
+  bodyNote: string | null;
+  /** File parts of a multipart/form-data body; their text fields are in `form`. */
+  files: FilePart[];
 }
 
 function toSummary(r: RequestSummaryRow): RequestSummary {
@@ -52,17 +61,24 @@ function toSummary(r: RequestSummaryRow): RequestSummary {
 }
 
 export async function toRequestDetail(r: RequestRow): Promise<RequestDetail> {
-  const text = bodyText(r.body);
-  const json = jsonValue(r.headers, r.body);
+  const decoded = await decodeBody(r.headers, r.body);
+  const body = decoded.bytes;
+  const text = bodyText(body);
+  const json = jsonValue(r.headers, body);
+  const form = await formView(r.headers, body);
   return {
     ...toSummary(r),
     headers: r.headers.map(([name, value]) => ({ name, value })),
     queryParams: queryParams(r.query),
-    form: await formFields(r.headers, r.body),
+    form: form.fields,
     body: text.body,
     bodyEncoding: text.encoding,
-    bodyTruncated: text.truncated,
+    bodyTruncated: text.truncated || decoded.decoding === 'cut',
     json: json === undefined ? null : json,
+    contentEncoding: decoded.contentEncoding,
+    bodyDecoding: decoded.decoding,
+    bodyNote: decoded.note,
+    files: form.files,
   };
 }
 
@@ -106,6 +122,21 @@ export function createRequestService(db: Kysely<Database>, clock: Clock) {
 
     async raw(workspaceId: string, sandboxId: string, requestId: string): Promise<Buffer> {
       return rawRequest(await row(workspaceId, sandboxId, requestId));
+    },
+
+    /** File part `index` of a multipart body, read again from the stored bytes (decoded first if encoded). */
+    async file(
+      workspaceId: string,
+      sandboxId: string,
+      requestId: string,
+      index: number,
+    ): Promise<{ info: FilePart; content: Buffer }> {
+      const r = await row(workspaceId, sandboxId, requestId);
+      const decoded = await decodeBody(r.headers, r.body);
+      const { files, content } = await multipartParts(r.headers, decoded.bytes, index);
+      const info = files.find((f) => f.index === index);
+      if (info === undefined || content === undefined) throw notFound(`File ${index} of this request`);
+      return { info, content };
     },
 
     async delete(workspaceId: string, sandboxId: string, requestId: string): Promise<void> {

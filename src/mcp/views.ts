@@ -113,5 +113,15 @@ export function requestView(r: RequestDetail) {
     body_encoding: r.bodyEncoding,
     body_truncated: r.bodyTruncated || (r.body !== null && r.body.length > MAX_TEXT),
     json: r.json,
+    content_encoding: r.contentEncoding,
+    body_decoding: r.bodyDecoding,
+    body_note: r.bodyNote,
+    files: r.files.map((f) => ({
+      index: f.index,
+      field: f.field,
+      file_name: f.fileName,
+      content_type: f.contentType,
+      size_bytes: f.sizeBytes,
+    })),
   };
 }

@@ -145,5 +145,15 @@ export function requestDetailDto(r: RequestDetail): Schemas['RequestDetail'] {
     bodyTruncated: r.bodyTruncated,
     bodyEncoding: r.bodyEncoding,
     json: r.json,
+    contentEncoding: r.contentEncoding,
+    bodyDecoding: r.bodyDecoding,
+    bodyNote: r.bodyNote,
+    files: r.files.map((f) => ({
+      index: f.index,
+      field: f.field,
+      fileName: f.fileName,
+      contentType: f.contentType,
+      sizeBytes: f.sizeBytes,
+    })),
   };
 }

@@ -43,8 +43,12 @@ export const REQUEST_SUMMARY_KEYS = [
 export const REQUEST_DETAIL_KEYS = [
   ...REQUEST_SUMMARY_KEYS,
   'body',
+  'bodyDecoding',
   'bodyEncoding',
+  'bodyNote',
   'bodyTruncated',
+  'contentEncoding',
+  'files',
   'form',
   'headers',
   'json',

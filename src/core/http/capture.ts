@@ -14,6 +14,7 @@ import { GroupCommit } from '../store/groupCommit.ts';
 import { insertRequestsIfCurrent, type RequestToStore } from '../store/repos/requests.ts';
 import { findCaptureSandbox } from '../store/repos/sandboxes.ts';
 import type { Database } from '../store/schema.ts';
+import { decodeBody } from './decode.ts';
 import { bodyValue, headerValue } from './views.ts';
 
 export const MAX_CAPTURE_BODY_BYTES = 5 * 1024 * 1024;
@@ -67,9 +68,14 @@ function looksLikeJson(body: string): boolean {
   }
 }
 
-function usesBodyKeys(rule: CompiledRule): boolean {
+/** Which views of the body the rule's templates read: the capture path decodes and parses only for them. */
+function bodyUse(rule: CompiledRule): { text: boolean; keys: boolean } {
   const parts: TemplatePart[] = [...(rule.body ?? []), ...rule.headers.flatMap(([, v]) => v)];
-  return parts.some((p) => typeof p !== 'string' && p.root === 'body' && p.keys.length > 0);
+  const refs = parts.filter((p) => typeof p !== 'string' && p.root === 'body');
+  return {
+    text: refs.some((p) => typeof p !== 'string' && p.keys.length === 0),
+    keys: refs.some((p) => typeof p !== 'string' && p.keys.length > 0),
+  };
 }
 
 function corsPreflight(req: CapturedRequest): Array<[string, string]> {
@@ -130,13 +136,19 @@ export function createCaptureService(
     now: Date,
   ): Promise<{ status: number; headers: Array<[string, string]>; body: Buffer }> {
     const rule = match.rule;
-    const value = usesBodyKeys(rule) ? await bodyValue(req.headers, req.body) : undefined;
+    const uses = bodyUse(rule);
+    // The same decoded bytes as the request detail's views, capped the same way, so {{body}} and
+    // {{body.*}} agree with what the API shows; a body that does not decode is read as sent.
+    const received = uses.text || uses.keys ? (await decodeBody(req.headers, req.body)).bytes : req.body;
+    const value = uses.keys ? await bodyValue(req.headers, received) : undefined;
     const query = new URLSearchParams(req.query ?? '');
     const ctx: TemplateContext = {
       requestId,
       now: now.toISOString(),
       method: req.method,
-      bodyText: Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength).toString('utf8'),
+      bodyText: uses.text
+        ? Buffer.from(received.buffer, received.byteOffset, received.byteLength).toString('utf8')
+        : '',
       bodyValue: () => value,
       query: (name) => query.get(name) ?? undefined,
       header: (name) => headerValue(req.headers, name),

@@ -1,5 +1,5 @@
 // Parsed views of a captured request, derived from the stored bytes when read: query params, form fields,
-// JSON, and the body as text (or base64 when it is not UTF-8).
+// multipart file parts, JSON, and the body as text (or base64 when it is not UTF-8).
 import busboy from 'busboy';
 import type { NameValue } from '../store/schema.ts';
 
@@ -26,32 +26,103 @@ function asBuffer(body: Uint8Array): Buffer {
   return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
-/** Text fields of an urlencoded or multipart body; files and unparseable bodies give no fields. */
-export async function formFields(headers: Array<[string, string]>, body: Uint8Array): Promise<NameValue[]> {
-  const type = mediaType(headers);
-  if (type === 'application/x-www-form-urlencoded') {
-    return [...new URLSearchParams(asBuffer(body).toString('utf8'))].map(([name, value]) => ({
-      name,
-      value,
-    }));
-  }
-  if (type !== 'multipart/form-data') return [];
+/** A file part of a multipart body, in order of appearance among file parts. */
+export interface FilePart {
+  index: number;
+  /** The part's form field name; null when its Content-Disposition has none. */
+  field: string | null;
+  /** The file name as sent (without any directory part); null when the part names none. */
+  fileName: string | null;
+  contentType: string;
+  sizeBytes: number;
+}
+
+export interface MultipartView {
+  fields: NameValue[];
+  /** Only parts that ended inside the body: a part cut off by the end of the bytes is not a file. */
+  files: FilePart[];
+  /** The bytes of file `wantIndex`, when asked for and complete. */
+  content?: Buffer;
+}
+
+const MAX_FILE_PARTS = 1000;
+
+/**
+ * Text fields and file parts of a multipart/form-data body, as busboy splits it (a part is a file when it
+ * has a file name or is application/octet-stream). With `wantIndex`, that file's bytes are kept too.
+ */
+export function multipartParts(
+  headers: Array<[string, string]>,
+  body: Uint8Array,
+  wantIndex?: number,
+): Promise<MultipartView> {
+  const fields: NameValue[] = [];
+  const files: FilePart[] = [];
+  if (mediaType(headers) !== 'multipart/form-data') return Promise.resolve({ fields, files });
   return new Promise((resolve) => {
-    const fields: NameValue[] = [];
+    let content: Buffer | undefined;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      files.sort((a, b) => a.index - b.index);
+      resolve(content === undefined ? { fields, files } : { fields, files, content });
+    };
     try {
       const parser = busboy({
         headers: { 'content-type': headerValue(headers, 'content-type') ?? '' },
-        limits: { fields: 1000, fieldSize: MAX_BODY_TEXT_BYTES },
+        // Browsers send UTF-8 names; busboy's latin1 default would garble them.
+        defParamCharset: 'utf8',
+        limits: { fields: 1000, fieldSize: MAX_BODY_TEXT_BYTES, files: MAX_FILE_PARTS },
       });
       parser.on('field', (name, value) => fields.push({ name, value }));
-      parser.on('file', (_name, stream) => stream.resume());
-      parser.on('close', () => resolve(fields));
-      parser.on('error', () => resolve(fields));
+      let seen = 0;
+      parser.on('file', (name: string | undefined, stream, info) => {
+        const index = seen++;
+        const keep = index === wantIndex;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (keep) chunks.push(chunk);
+        });
+        // 'end' comes only for a part that finished; one cut off by the end of the bytes errors instead.
+        stream.on('end', () => {
+          files.push({
+            index,
+            field: name ?? null,
+            fileName: info.filename ?? null,
+            contentType: info.mimeType,
+            sizeBytes: size,
+          });
+          if (keep) content = Buffer.concat(chunks, size);
+        });
+        stream.on('error', () => {});
+      });
+      parser.on('close', finish);
+      parser.on('error', finish);
       parser.end(asBuffer(body));
     } catch {
-      resolve(fields); // a malformed Content-Type: no parsed view
+      finish(); // a malformed Content-Type: no parsed view
     }
   });
+}
+
+/** Text fields of an urlencoded or multipart body, and a multipart body's file parts. */
+export async function formView(headers: Array<[string, string]>, body: Uint8Array): Promise<MultipartView> {
+  if (mediaType(headers) === 'application/x-www-form-urlencoded') {
+    const fields = [...new URLSearchParams(asBuffer(body).toString('utf8'))].map(([name, value]) => ({
+      name,
+      value,
+    }));
+    return { fields, files: [] };
+  }
+  return multipartParts(headers, body);
+}
+
+/** Text fields of an urlencoded or multipart body; files and unparseable bodies give no fields. */
+export async function formFields(headers: Array<[string, string]>, body: Uint8Array): Promise<NameValue[]> {
+  return (await formView(headers, body)).fields;
 }
 
 /** The body parsed as JSON when it is JSON (by media type or by shape); undefined otherwise. */

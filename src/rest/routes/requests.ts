@@ -1,14 +1,15 @@
-// The HTTP stream of a sandbox: list, detail with parsed views, raw request, delete one, clear.
+// The HTTP stream of a sandbox: list, detail with parsed views, raw request, file parts, delete one, clear.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Core } from '../../core/core.ts';
-import { searchPageQuery, uuid } from '../../core/schemas.ts';
+import { attachmentIndex, searchPageQuery, uuid } from '../../core/schemas.ts';
 import { parseInput } from '../../core/validation.ts';
 import { sendDownload } from '../download.ts';
 import { pageDto, requestDetailDto, requestSummaryDto } from '../mappers.ts';
 
 const sandboxParams = z.object({ sandboxId: uuid });
 const requestParams = sandboxParams.extend({ requestId: uuid });
+const fileParams = requestParams.extend({ index: attachmentIndex });
 
 export function requestRoutes(app: FastifyInstance, core: Core): void {
   const requests = core.requests;
@@ -41,5 +42,11 @@ export function requestRoutes(app: FastifyInstance, core: Core): void {
     const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
     const raw = await requests.raw(request.principal.workspaceId, sandboxId, requestId);
     return sendDownload(reply, raw, 'message/http', `${requestId}.http`);
+  });
+
+  app.get(`${base}/:requestId/files/:index`, async (request, reply) => {
+    const { sandboxId, requestId, index } = parseInput(fileParams, request.params, 'path');
+    const { info, content } = await requests.file(request.principal.workspaceId, sandboxId, requestId, index);
+    return sendDownload(reply, content, info.contentType, info.fileName ?? `${requestId}-file-${index}`);
   });
 }
