@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import proxyaddr from 'proxy-addr';
 import { MAX_CAPTURE_BODY_BYTES } from '../core/http/capture.ts';
 import type { Core } from '../core/core.ts';
+import { isAppError } from '../core/errors.ts';
+import { discardBody } from './linger.ts';
 import { routeCapture } from './routing.ts';
 
 const WELL_FORMED_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -41,24 +43,23 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-big' | 'aborted'>
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let done = false;
     const finish = (value: Buffer | 'too-big' | 'aborted') => {
-      if (done) return;
-      done = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
       resolve(value);
     };
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_CAPTURE_BODY_BYTES) {
-        chunks.length = 0;
-        req.pause();
-        return finish('too-big');
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => finish(Buffer.concat(chunks, size)));
-    req.on('error', () => finish('aborted'));
-    req.on('aborted', () => finish('aborted'));
+      if (size <= MAX_CAPTURE_BODY_BYTES) return void chunks.push(chunk);
+      chunks.length = 0;
+      req.pause(); // until the refusal is sent; then the rest is discarded (linger.ts)
+      finish('too-big');
+    };
+    const onEnd = () => finish(Buffer.concat(chunks, size));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.once('error', () => finish('aborted'));
+    req.once('aborted', () => finish('aborted'));
   });
 }
 
@@ -79,7 +80,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     const routed = routeCapture(req.headers.host, req.url ?? '/', domain);
     const sourceIp = proxyaddr(req, trust) || null;
     if (routed === undefined) {
-      req.resume();
+      discardBody(req);
       return problem(
         res,
         404,
@@ -89,7 +90,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     }
     const admission = await core.capture.admit(routed.sandboxId, sourceIp);
     if (!admission.ok) {
-      req.resume();
+      discardBody(req);
       if (admission.reason === 'not_found') {
         return problem(
           res,
@@ -104,7 +105,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     }
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > MAX_CAPTURE_BODY_BYTES) {
-      res.setHeader('Connection', 'close');
+      discardBody(req);
       return problem(res, 413, 'Payload too large', 'The body is over 5 MB; nothing was recorded.');
     }
     if (expectsContinue) {
@@ -114,7 +115,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     const body = await readBody(req);
     if (body === 'aborted') return;
     if (body === 'too-big') {
-      res.setHeader('Connection', 'close');
+      discardBody(req);
       return problem(res, 413, 'Payload too large', 'The body is over 5 MB; nothing was recorded.');
     }
     const reply = await core.capture.record(admission.target, {
@@ -156,16 +157,20 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
 
   function serve(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
     handle(req, res, expectsContinue).catch((err: unknown) => {
-      log.error({ err, url: req.url }, 'capture failed');
+      const unavailable = isAppError(err) && err.code === 'unavailable';
+      if (unavailable)
+        log.warn({ err: err.message, url: req.url }, 'capture refused: the store is unreachable');
+      else log.error({ err, url: req.url }, 'capture failed');
       if (res.headersSent) return void res.destroy();
+      discardBody(req);
       problem(
         res,
         503,
         'Service unavailable',
-        'The request could not be recorded; nothing was kept. Retry later.',
-        {
-          'X-Sandtrap-Error': 'store unavailable',
-        },
+        unavailable
+          ? `The database is unreachable; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`
+          : 'The request could not be recorded; nothing was kept. Retry later.',
+        { 'Retry-After': String(unavailable ? (err.retryAfterSeconds ?? 5) : 5) },
       );
     });
   }

@@ -28,10 +28,18 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function storeFor(config: Readonly<Config>): Promise<Store> {
+export function storeFor(config: Readonly<Config>, logger?: Logger): Promise<Store> {
   return config.databaseUrl === undefined
     ? openStore({ kind: 'pglite', dataDir: config.dataDir })
-    : openStore({ kind: 'postgres', url: config.databaseUrl });
+    : openStore({
+        kind: 'postgres',
+        url: config.databaseUrl,
+        onConnectionError: (err) =>
+          logger?.warn(
+            { err: err.message },
+            'a database connection was lost; the pool opens a new one when needed',
+          ),
+      });
 }
 
 export class ListenError extends Error {
@@ -86,18 +94,48 @@ export interface ServerOptions {
   store?: Store;
 }
 
-/** Imported only when REDIS_URL is set: most installations never load the client. */
-async function connectRedis(url: string): Promise<Redis> {
+/**
+ * Imported only when REDIS_URL is set: most installations never load the client. While Redis is away, commands
+ * fail at once (no offline queue) and every limit counts in this process's memory instead (rateLimits.ts,
+ * rest/rateLimit.ts): capture, SMTP and REST keep working. The outage and the return are logged once each.
+ */
+async function connectRedis(url: string, logger: Logger): Promise<Redis> {
   const { Redis } = await import('ioredis');
-  return new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1_000,
+    retryStrategy: (times) => Math.min(times * 200, 5_000),
+  });
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    logger.warn(
+      { err: err.message },
+      'Redis is unreachable: rate limits count in this process only until it is back',
+    );
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger.info('Redis is back: rate limits are shared again');
+  });
+  return redis;
 }
 
 /** Change events: in-process, plus LISTEN/NOTIFY across processes when the store is PostgreSQL. */
 function eventBusFor(config: Readonly<Config>, logger: Logger): EventBus {
   if (config.databaseUrl === undefined) return new EventBus();
   const onError = (err: unknown) =>
-    logger.warn({ err }, 'change-event connection error; waits re-check the store');
-  return new EventBus(createPgNotifyTransport(config.databaseUrl, { onError }));
+    logger.warn(
+      { err: (err as Error).message },
+      'the change-event connection was lost; reconnecting, waits re-check the store meanwhile',
+    );
+  const onReconnected = () =>
+    logger.info('the change-event connection is back; open waits re-check the store');
+  return new EventBus(createPgNotifyTransport(config.databaseUrl, { onError, onReconnected }));
 }
 
 export async function startServer(config: Readonly<Config>, options: ServerOptions): Promise<RunningServer> {
@@ -111,8 +149,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     hostname: config.publicSmtpHost,
   });
   tlsLoading.catch(() => {}); // awaited below; a failure must not surface first as an unhandled rejection
-  const store = options.store ?? (await storeFor(config));
-  const redis = config.redisUrl === undefined ? undefined : await connectRedis(config.redisUrl);
+  const store = options.store ?? (await storeFor(config, logger));
+  const redis = config.redisUrl === undefined ? undefined : await connectRedis(config.redisUrl, logger);
   const bus = eventBusFor(config, logger);
   const core = createCore({
     store,

@@ -12,8 +12,8 @@ export type Listener = (event: ChangeEvent) => void;
 export interface EventTransport {
   /** Sends an event to other processes. */
   send(payload: string): Promise<void>;
-  /** Starts receiving other processes' payloads. */
-  start(onPayload: (payload: string) => void): Promise<void>;
+  /** Starts receiving other processes' payloads; `onResync` when notifications may have been lost. */
+  start(onPayload: (payload: string) => void, onResync: () => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,6 +35,7 @@ export function decodeEvent(payload: string): { origin: string; event: ChangeEve
 export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly everything = new Set<Listener>();
+  private readonly resyncs = new Set<() => void>();
   private readonly origin = randomUUID();
   private readonly transport: EventTransport | undefined;
   private onSendError: (err: unknown) => void = () => {};
@@ -45,11 +46,16 @@ export class EventBus {
 
   async start(onSendError: (err: unknown) => void): Promise<void> {
     this.onSendError = onSendError;
-    await this.transport?.start((payload) => {
-      const decoded = decodeEvent(payload);
-      // Our own notifications come back too; they were delivered locally already.
-      if (decoded !== undefined && decoded.origin !== this.origin) this.deliver(decoded.event);
-    });
+    await this.transport?.start(
+      (payload) => {
+        const decoded = decodeEvent(payload);
+        // Our own notifications come back too; they were delivered locally already.
+        if (decoded !== undefined && decoded.origin !== this.origin) this.deliver(decoded.event);
+      },
+      () => {
+        for (const listener of [...this.resyncs]) listener();
+      },
+    );
   }
 
   /** Call after the change is committed. Local listeners run synchronously; other processes get it async. */
@@ -74,6 +80,12 @@ export class EventBus {
   subscribeAll(listener: Listener): () => void {
     this.everything.add(listener);
     return () => void this.everything.delete(listener);
+  }
+
+  /** Called when changes of other processes may have gone unannounced (the listening connection was lost). */
+  subscribeResync(listener: () => void): () => void {
+    this.resyncs.add(listener);
+    return () => void this.resyncs.delete(listener);
   }
 
   /** Listeners currently registered, across sandboxes. */

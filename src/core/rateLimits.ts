@@ -35,6 +35,8 @@ function limiter(
       : new RateLimiterRedis({
           ...options,
           storeClient: redis,
+          // Redis away: count in this process's memory at once rather than fail or wait for it.
+          rejectIfRedisNotReady: true,
           insuranceLimiter: new RateLimiterMemory(options),
         });
   const refused = (res: RateLimiterRes): LimitResult => ({

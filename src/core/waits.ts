@@ -2,7 +2,7 @@
 // else time out. The waiter subscribes before it checks the store, so no arrival falls in between.
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
-import { AppError, notFound } from './errors.ts';
+import { AppError, isAppError, notFound } from './errors.ts';
 import type { ChangeEvent, EventBus } from './events.ts';
 import { toMessageDetail, type MessageDetail } from './messages.ts';
 import { toRequestDetail, type RequestDetail } from './requests.ts';
@@ -13,6 +13,8 @@ import { findSandbox } from './store/repos/sandboxes.ts';
 import type { Database } from './store/schema.ts';
 
 export const MAX_WAITS_PER_KEY = 50;
+/** While the database is unreachable, an open wait looks again this often. */
+const STORE_RETRY_MS = 1_000;
 
 export type WaitResult<T> = { status: 'found'; item: T } | { status: 'timeout'; nonMatching: number };
 
@@ -128,6 +130,11 @@ export function createWaitService(
         poke();
       }
     });
+    // Announcements of other processes may have been lost while the database was away: look again.
+    const unsubscribeResync = bus.subscribeResync(() => {
+      queue.push('recheck');
+      poke();
+    });
     let finished: 'timeout' | 'aborted' | undefined;
     const end = (why: 'timeout' | 'aborted') => {
       finished ??= why;
@@ -150,6 +157,15 @@ export function createWaitService(
       }, jitter);
     };
     scheduleRecheck();
+    let retry: NodeJS.Timeout | undefined;
+    const retryLater = () => {
+      if (retry !== undefined) return;
+      retry = setTimeout(() => {
+        retry = undefined;
+        queue.push('recheck');
+        poke();
+      }, STORE_RETRY_MS);
+    };
     let nonMatching = 0;
     try {
       if (opts.signal?.aborted) return { status: 'timeout', nonMatching };
@@ -159,14 +175,22 @@ export function createWaitService(
         while (queue.length > 0 && finished === undefined) {
           const next = queue.shift() as ChangeEvent | 'recheck';
           if (next !== 'recheck' && next.kind === 'sandbox_deleted') throw notFound('The sandbox');
-          // A lost notification may also have been a deletion.
-          if (
-            next === 'recheck' &&
-            (await findSandbox(db, workspaceId, sandboxId, clock.now())) === undefined
-          ) {
-            throw notFound('The sandbox');
+          let item: T | undefined;
+          try {
+            // A lost notification may also have been a deletion.
+            if (
+              next === 'recheck' &&
+              (await findSandbox(db, workspaceId, sandboxId, clock.now())) === undefined
+            ) {
+              throw notFound('The sandbox');
+            }
+            item = await find(next === 'recheck' ? undefined : next.id);
+          } catch (err) {
+            if (!isAppError(err) || err.code !== 'unavailable') throw err;
+            // The database went away mid-wait: the wait stays open and looks again once it may be back.
+            retryLater();
+            continue;
           }
-          const item = await find(next === 'recheck' ? undefined : next.id);
           if (item !== undefined) return { status: 'found', item };
           if (next !== 'recheck') nonMatching++;
         }
@@ -179,9 +203,11 @@ export function createWaitService(
     } finally {
       clearTimeout(timer);
       clearTimeout(recheck);
+      clearTimeout(retry);
       opts.signal?.removeEventListener('abort', onAbort);
       stops.delete(stop);
       unsubscribe();
+      unsubscribeResync();
       release();
       active--;
     }

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.ts';
 import { installAuth } from './auth.ts';
+import { clientErrorHandler } from './clientError.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling } from './errorHandler.ts';
 import { installRateLimit } from './rateLimit.ts';
@@ -47,6 +48,7 @@ export async function buildApi({
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: clientErrorHandler(logger as FastifyBaseLogger),
   });
 
   app.addHook('onRequest', async (request, reply) => {

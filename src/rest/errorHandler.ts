@@ -51,7 +51,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (isAppError(err)) {
       if (err.retryAfterSeconds !== undefined) reply.header('Retry-After', String(err.retryAfterSeconds));
       const body = problem(SLUG_OF_CODE[err.code], err.message, request.id, request.url, err.errors);
-      if ((body.status ?? 0) >= 500) request.log.error({ err }, 'request failed');
+      if (err.code === 'unavailable')
+        request.log.warn({ err: err.message }, 'request refused: the store is unreachable');
+      else if ((body.status ?? 0) >= 500) request.log.error({ err }, 'request failed');
       return sendProblem(reply, body);
     }
     const known = frameworkProblem(err, request);

@@ -1,10 +1,12 @@
 // REST rate limits with @fastify/rate-limit: per client IP before authentication, per API key after it.
-// A wait counts once, when it starts. With Redis the counters are shared by every process.
+// A wait counts once, when it starts. With Redis the counters are shared by every process (and kept in this
+// process's memory while Redis is away).
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
+import { redisOrLocalStore } from './rateLimitStore.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -21,7 +23,7 @@ export async function installRateLimit(
   if (!config.rateLimits) return undefined;
   await app.register(rateLimit, {
     global: false,
-    ...(redis === undefined ? {} : { redis, nameSpace: 'sandtrap-rl-' }),
+    ...(redis === undefined ? {} : { store: redisOrLocalStore(redis, 'sandtrap-rl-') }),
   });
 
   // `createRateLimit` (not `rateLimit`): the plugin's ready-made hooks run once per request, and a request

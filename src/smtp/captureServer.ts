@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import type { Core } from '../core/core.ts';
+import { isAppError } from '../core/errors.ts';
 import type { MailDelivery } from '../core/mail/ingest.ts';
 import type { MailTarget } from '../core/mail/smtpAccess.ts';
 import { readData } from './readData.ts';
@@ -113,7 +114,9 @@ export function createCaptureSmtpServer({
         deliveries: deliveries(session),
       });
     } catch (err) {
-      log.error({ err, session: session.id }, 'storing a message failed');
+      if (isAppError(err) && err.code === 'unavailable') {
+        log.warn({ err: err.message, session: session.id }, 'message refused: the store is unreachable');
+      } else log.error({ err, session: session.id }, 'storing a message failed');
       throw fromCoreError(err);
     }
     if (result.stored.length === 0) throw replies.sandboxGone();
@@ -129,8 +132,10 @@ export function createCaptureSmtpServer({
         (value) => done(null, value),
         (err: unknown) => {
           if ((err as SmtpReplyError).responseCode === undefined) {
-            log.error({ err }, 'SMTP handler failed');
-            return done(replies.storeFailed());
+            if (isAppError(err) && err.code === 'unavailable') {
+              log.warn({ err: err.message }, 'SMTP command refused: the store is unreachable');
+            } else log.error({ err }, 'SMTP handler failed');
+            return done(fromCoreError(err));
           }
           done(err as SmtpReplyError);
         },

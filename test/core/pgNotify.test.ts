@@ -43,8 +43,11 @@ async function withSenderAndReceiver(
   const a = createPgNotifyTransport(url, { onError });
   const b = createPgNotifyTransport(url, { onError });
   try {
-    await a.start(() => {});
-    await b.start(receiver.onPayload);
+    await a.start(
+      () => {},
+      () => {},
+    );
+    await b.start(receiver.onPayload, () => {});
     await fn(a, receiver, prefix);
   } finally {
     await Promise.all([a.close(), b.close()]);

@@ -18,7 +18,14 @@ export interface Store {
 export type StoreOptions =
   // dataDir undefined: in memory (tests). templateFile: where fresh stores' template lives (default: pgliteStart.ts).
   | { kind: 'pglite'; dataDir: string | undefined; templateFile?: string }
-  | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
+  | {
+      kind: 'postgres';
+      url: string;
+      schema?: string;
+      poolSize?: number;
+      /** A pooled connection the server dropped (restart, failover); the pool replaces it when next needed. */
+      onConnectionError?: (err: Error) => void;
+    };
 
 // bigint columns (sizes) fit comfortably in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -47,13 +54,24 @@ async function openPglite(dataDir: string | undefined, templateFile: string | un
   }
 }
 
-async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<Store> {
+/** A request waits at most this long for a connection while the database does not answer. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+async function openPostgres(
+  url: string,
+  schema: string | undefined,
+  poolSize: number,
+  onConnectionError: (err: Error) => void,
+): Promise<Store> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: preparingPool(pool, onConnectionError) }),
+  });
   try {
     if (schema !== undefined) await db.schema.createSchema(schema).ifNotExists().execute();
     await migrateToLatest(db as Kysely<unknown>, schema);
@@ -74,6 +92,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const store =
     options.kind === 'pglite'
       ? await openPglite(options.dataDir, options.templateFile)
-      : await openPostgres(options.url, options.schema, options.poolSize ?? 10);
+      : await openPostgres(
+          options.url,
+          options.schema,
+          options.poolSize ?? 10,
+          options.onConnectionError ?? (() => {}),
+        );
   return closeOnce(store);
 }

@@ -1,8 +1,10 @@
-// The pg pool kysely's PostgreSQL dialect uses, with one change: a statement whose text starts with a
-// `preparedName` marker runs as a named prepared statement, so each connection parses and plans it once.
-// The capture inserts are run thousands of times a second with a few texts.
+// The pg pool kysely's PostgreSQL dialect uses, with two changes: a statement whose text starts with a
+// `preparedName` marker runs as a named prepared statement, so each connection parses and plans it once (the
+// capture inserts run thousands of times a second with a few texts); and a lost or refused connection
+// becomes core's `unavailable` error, and never an unhandled 'error' event that would end the process.
 import type pg from 'pg';
 import type { PostgresClientConstructor, PostgresPool, PostgresPoolClient } from 'kysely';
+import { asStoreUnavailable } from './unavailable.ts';
 
 const MARKER = /^\/\* prepared ([a-z0-9_]+) \*\/ /;
 
@@ -15,20 +17,42 @@ export function preparedName(name: string): string {
   return `/* prepared sandtrap_${name} */ `;
 }
 
-export function preparingPool(pool: pg.Pool): PostgresPool {
+const rethrow = (err: unknown): never => {
+  throw asStoreUnavailable(err);
+};
+
+export function preparingPool(pool: pg.Pool, onConnectionError: (err: Error) => void): PostgresPool {
+  // An idle client whose server went away (restart, failover, killed backend) is reported here, then dropped.
+  pool.on('error', onConnectionError);
   return {
     // kysely cancels queries through a client of this class, as it would with the pool itself.
     Client: (pool as unknown as { Client: PostgresClientConstructor }).Client,
     options: pool.options,
     end: () => pool.end(),
     async connect(): Promise<PostgresPoolClient> {
-      const client = await pool.connect();
+      const client = await pool.connect().catch(rethrow);
+      // While checked out, the pool does not listen: the running query fails with the error, and the
+      // pool drops the broken client when it is released.
+      let broken: Error | undefined;
+      const onError = (err: Error) => (broken ??= err);
+      client.on('error', onError);
       const query = (textOrCursor: unknown, values?: unknown[]) => {
-        const name = typeof textOrCursor === 'string' ? MARKER.exec(textOrCursor)?.[1] : undefined;
-        if (name === undefined) return client.query(textOrCursor as string, values);
-        return client.query({ name, text: textOrCursor as string, values: values ?? [] });
+        // A cursor (kysely's streaming) is not a promise; its reads fail on their own.
+        if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.QueryConfig);
+        const name = MARKER.exec(textOrCursor)?.[1];
+        const running =
+          name === undefined
+            ? client.query(textOrCursor, values)
+            : client.query({ name, text: textOrCursor, values: values ?? [] });
+        return running.catch(rethrow);
       };
-      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
+      return {
+        query: query as unknown as PostgresPoolClient['query'],
+        release: () => {
+          client.off('error', onError);
+          client.release(broken);
+        },
+      };
     },
   };
 }
