@@ -47,12 +47,16 @@ export async function runMcp(args: string[]): Promise<void> {
   const handle = serveMcpOverStdio(backend, VERSION, (err) =>
     process.stderr.write(`sandtrap mcp: ${err.message}\n`),
   );
-  const stop = async () => {
-    await handle.close();
-    await close();
-    process.exit(0);
-  };
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await handle.close();
+      await close();
+      process.exit(0);
+    })());
   process.stdin.once('end', () => void stop());
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
+  // `on`: a terminal's Ctrl-C may arrive twice (directly and passed on by a wrapper); the second must not kill
+  // the session before it has closed.
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
 }
