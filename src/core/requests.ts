@@ -2,7 +2,15 @@
 // clear.
 import type { Kysely } from 'kysely';
 import { decodeBody, type BodyDecoding } from './http/decode.ts';
-import { bodyText, formView, jsonValue, multipartParts, queryParams, type FilePart } from './http/views.ts';
+import {
+  bodyText,
+  formView,
+  JSON_TOO_DEEP_NOTE,
+  jsonView,
+  multipartParts,
+  queryParams,
+  type FilePart,
+} from './http/views.ts';
 import type { Clock } from './clock.ts';
 import { notFound } from './errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
@@ -36,11 +44,12 @@ export interface RequestDetail extends RequestSummary {
   bodyEncoding: 'utf8' | 'base64';
   /** The text was cut at 1 MB, or the decoded view at 5 MB. */
   bodyTruncated: boolean;
-  /** The body parsed as JSON, when it is JSON. */
+  /** The body parsed as JSON, when it is JSON and nests at most MAX_JSON_DEPTH deep (bodyNote says so). */
   json: unknown;
   /** The Content-Encoding header as sent; the views above are read from the decoded body. */
   contentEncoding: string | null;
   bodyDecoding: BodyDecoding;
+  /** Sentences for people: what bodyDecoding did, and why json is null when the body nests too deep. */
   bodyNote: string | null;
   /** File parts of a multipart/form-data body; their text fields are in `form`. */
   files: FilePart[];
@@ -64,8 +73,11 @@ export async function toRequestDetail(r: RequestRow): Promise<RequestDetail> {
   const decoded = await decodeBody(r.headers, r.body);
   const body = decoded.bytes;
   const text = bodyText(body);
-  const json = jsonValue(r.headers, body);
+  const json = jsonView(r.headers, body);
   const form = await formView(r.headers, body);
+  const notes = [decoded.note, json.kind === 'too_deep' ? JSON_TOO_DEEP_NOTE : null].filter(
+    (n) => n !== null,
+  );
   return {
     ...toSummary(r),
     headers: r.headers.map(([name, value]) => ({ name, value })),
@@ -74,10 +86,10 @@ export async function toRequestDetail(r: RequestRow): Promise<RequestDetail> {
     body: text.body,
     bodyEncoding: text.encoding,
     bodyTruncated: text.truncated || decoded.decoding === 'cut',
-    json: json === undefined ? null : json,
+    json: json.kind === 'json' ? json.value : null,
     contentEncoding: decoded.contentEncoding,
     bodyDecoding: decoded.decoding,
-    bodyNote: decoded.note,
+    bodyNote: notes.length === 0 ? null : notes.join('; '),
     files: form.files,
   };
 }

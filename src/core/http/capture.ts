@@ -5,7 +5,13 @@ import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import { LiveSandboxCache, type LiveEntry } from '../liveSandboxCache.ts';
-import { chooseRule, compileRules, fallbackRule, type CompiledRule, type RuleMatch } from '../mocks/match.ts';
+import {
+  chooseRuleWithin,
+  compileRules,
+  fallbackRule,
+  type CompiledRule,
+  type RuleMatch,
+} from '../mocks/match.ts';
 import { renderTemplate, RenderLimitError, type TemplateContext } from '../mocks/render.ts';
 import type { TemplatePart } from '../mocks/template.ts';
 import { newId } from '../random.ts';
@@ -15,7 +21,7 @@ import { insertRequestsIfCurrent, type RequestToStore } from '../store/repos/req
 import { findCaptureSandbox } from '../store/repos/sandboxes.ts';
 import type { Database } from '../store/schema.ts';
 import { decodeBody } from './decode.ts';
-import { bodyValue, headerValue } from './views.ts';
+import { bodyValue, headerValue, jsonDeeperThan, MAX_JSON_DEPTH } from './views.ts';
 
 export const MAX_CAPTURE_BODY_BYTES = 5 * 1024 * 1024;
 const MAX_REPLY_BYTES = 5 * 1024 * 1024;
@@ -60,6 +66,8 @@ function hasHeader(headers: Array<[string, string]>, name: string): boolean {
 function looksLikeJson(body: string): boolean {
   const t = body.trim();
   if (!/^[[{]/.test(t)) return false;
+  // A reply that echoes a hostile {{body}} could be megabytes of brackets: V8 takes a second over those.
+  if (jsonDeeperThan(t, MAX_JSON_DEPTH)) return false;
   try {
     JSON.parse(t);
     return true;
@@ -184,7 +192,8 @@ export function createCaptureService(
     requestId: string,
     now: Date,
   ): Promise<{ status: number; headers: Array<[string, string]>; body: Buffer; mockName: string | null }> {
-    const match = chooseRule(target.rules, req.method, req.path);
+    const choice = chooseRuleWithin(target.rules, req.method, req.path);
+    const match = choice.match;
     const preflight =
       req.method === 'OPTIONS' && headerValue(req.headers, 'access-control-request-method') !== undefined;
     let out: { status: number; headers: Array<[string, string]>; body: Buffer };
@@ -200,9 +209,14 @@ export function createCaptureService(
         try {
           out = await render(chosen, req, requestId, now);
         } catch (err) {
-          if (!(err instanceof ReplyError || err instanceof RenderLimitError)) throw err;
+          // Whatever goes wrong while rendering is the rule's failure, answered and recorded as such: it
+          // must never reach the listener, which would report it as the store being down.
           const message =
-            err instanceof RenderLimitError ? 'the rendered reply is over 5 MB' : (err as Error).message;
+            err instanceof RenderLimitError
+              ? 'the rendered reply is over 5 MB'
+              : err instanceof ReplyError
+                ? err.message
+                : 'the template could not be rendered for this request';
           out = {
             status: 500,
             headers: [
@@ -217,6 +231,9 @@ export function createCaptureService(
         }
       }
     }
+    // Says why a regex rule did not answer when a limit, not the rule, decided it.
+    if (choice.budgetExhausted) out.headers.push(['X-Sandtrap-Match', 'budget-exhausted']);
+    else if (choice.pathTooLongForRegex) out.headers.push(['X-Sandtrap-Match', 'path-too-long']);
     if (!hasHeader(out.headers, 'x-content-type-options'))
       out.headers.push(['X-Content-Type-Options', 'nosniff']);
     if (!hasHeader(out.headers, 'access-control-allow-origin'))

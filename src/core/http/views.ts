@@ -125,24 +125,67 @@ export async function formFields(headers: Array<[string, string]>, body: Uint8Ar
   return (await formView(headers, body)).fields;
 }
 
-/** The body parsed as JSON when it is JSON (by media type or by shape); undefined otherwise. */
-export function jsonValue(headers: Array<[string, string]>, body: Uint8Array): unknown {
-  if (body.byteLength === 0 || body.byteLength > 5 * 1024 * 1024) return undefined;
+/**
+ * Parsed JSON views stop at this nesting depth. JSON.parse takes any depth, but JSON.stringify, schema
+ * validators and every other recursive walk overflow the stack somewhere past a few thousand levels; no
+ * real payload nests 100 deep (Ruby's JSON uses the same default).
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** True when the JSON text nests brackets deeper than `limit` (a cheap scan, stopping at the first). */
+export function jsonDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** The body as JSON: `none` when it is not JSON (or malformed), `too_deep` when it nests past MAX_JSON_DEPTH. */
+export type JsonView = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'too_deep' };
+
+export function jsonView(headers: Array<[string, string]>, body: Uint8Array): JsonView {
+  if (body.byteLength === 0 || body.byteLength > 5 * 1024 * 1024) return { kind: 'none' };
   const type = mediaType(headers);
   const text = asBuffer(body).toString('utf8').trim();
   const looksJson = type === 'application/json' || type.endsWith('+json') || /^[[{]/.test(text);
-  if (!looksJson) return undefined;
+  if (!looksJson) return { kind: 'none' };
+  // Before parsing: V8 parses any depth, but 5 MB of brackets costs it a second and 300 MB.
+  if (jsonDeeperThan(text, MAX_JSON_DEPTH)) return { kind: 'too_deep' };
   try {
-    return JSON.parse(text) as unknown;
+    return { kind: 'json', value: JSON.parse(text) as unknown };
   } catch {
-    return undefined;
+    return { kind: 'none' };
   }
 }
 
-/** What templates see as `body.*`: the JSON body, else the form fields (first value of each name). */
+/** The body parsed as JSON when it is JSON (by media type or by shape) and not too deep; else undefined. */
+export function jsonValue(headers: Array<[string, string]>, body: Uint8Array): unknown {
+  const view = jsonView(headers, body);
+  return view.kind === 'json' ? view.value : undefined;
+}
+
+/** What the detail says when `json` is null because of the depth bound. */
+export const JSON_TOO_DEEP_NOTE =
+  `the body nests deeper than ${MAX_JSON_DEPTH} levels, so it is not parsed (json is null); ` +
+  'the body is kept as sent';
+
+/**
+ * What templates see as `body.*`: the JSON body, else the form fields (first value of each name). JSON
+ * nested too deep has no parsed view: every `body.*` is then missing.
+ */
 export async function bodyValue(headers: Array<[string, string]>, body: Uint8Array): Promise<unknown> {
-  const json = jsonValue(headers, body);
-  if (json !== undefined) return json;
+  const view = jsonView(headers, body);
+  if (view.kind === 'too_deep') return undefined;
+  if (view.kind === 'json') return view.value;
   const fields = await formFields(headers, body);
   if (fields.length === 0) return undefined;
   const out: Record<string, string> = Object.create(null) as Record<string, string>;

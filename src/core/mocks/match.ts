@@ -1,5 +1,7 @@
 // Chooses the mock rule for a request (design section 5): the first non-fallback rule in list order whose
-// method and path pattern match, else the fallback rule, else none (the default reply).
+// method and path pattern match, else the fallback rule, else none (the default reply). Regex rules run
+// only on paths up to MAX_REGEX_PATH characters and within a per-request time budget, so no request can
+// hold the event loop for long whatever rules a sandbox has.
 import { compilePattern, type CompiledPattern, type Segment } from './pattern.ts';
 import { parseTemplate, type TemplatePart } from './template.ts';
 import type { StoredMockRule } from './types.ts';
@@ -16,10 +18,30 @@ export interface RuleMatch {
   params: Record<string, string>;
 }
 
-/** Rules were validated when saved, so compiling them again cannot fail; a failure here is a bug. */
+/** A regex rule never sees a longer path: it does not match it (and the reply says so). */
+export const MAX_REGEX_PATH = 2048;
+/**
+ * Matching a request's rules may take about this long; then the remaining rules are skipped and the
+ * fallback (or the default reply) answers. With MAX_REGEX_PROGRAM (pattern.ts) and MAX_REGEX_PATH bounding one regex
+ * run to a few ms, a request holds the event loop for at most this plus one run.
+ */
+export const MATCH_BUDGET_MS = 5;
+/**
+ * A generous ceiling on the cost of one regex step (an instruction over a character), about 5x what the
+ * worst pattern costs here. A run is charged its measured time, but never more than its size allows, so a
+ * pause of the whole process (GC, the OS running something else) in the middle of a cheap rule cannot
+ * spend the budget of an innocent request.
+ */
+const MAX_NS_PER_STEP = 100;
+
+/**
+ * Rules were validated when saved, so compiling them again cannot fail; a failure here is a bug. The one
+ * exception is a regex saved before the size limit existed: it is kept but never matches.
+ */
 export function compileRules(rules: StoredMockRule[]): CompiledRule[] {
   return rules.map((rule) => {
-    const pattern = compilePattern(rule.pattern);
+    let pattern = compilePattern(rule.pattern);
+    if (!pattern.ok && pattern.tooLarge === true) pattern = { ok: true, pattern: { kind: 'never' } };
     if (!pattern.ok) throw new Error(`stored rule ${rule.id} has an invalid pattern: ${pattern.message}`);
     const template = (text: string) => {
       const parsed = parseTemplate(text);
@@ -88,12 +110,22 @@ function matchSegments(pattern: Segment[], segments: string[]): Record<string, s
   return params;
 }
 
-export function matchPath(pattern: CompiledPattern, path: string): Record<string, string> | null {
+/**
+ * Whether `pattern` matches `path`, with its captured parameters. `segments` is the path split by
+ * pathSegments, when the caller already has it. No length limit here: chooseRule applies MAX_REGEX_PATH.
+ */
+export function matchPath(
+  pattern: CompiledPattern,
+  path: string,
+  segments?: string[],
+): Record<string, string> | null {
   switch (pattern.kind) {
     case 'any':
       return Object.create(null) as Record<string, string>;
+    case 'never':
+      return null;
     case 'segments':
-      return matchSegments(pattern.segments, pathSegments(path));
+      return matchSegments(pattern.segments, segments ?? pathSegments(path));
     case 'regex': {
       const m = pattern.regex.matcher(path);
       if (!m.matches()) return null;
@@ -113,13 +145,59 @@ export function methodMatches(ruleMethod: string, requestMethod: string): boolea
   return ruleMethod === method || (method === 'HEAD' && ruleMethod === 'GET');
 }
 
+export interface RuleChoice {
+  match: RuleMatch | null;
+  /** The budget ran out: the rules after that point were not tried (so `match` is null). */
+  budgetExhausted: boolean;
+  /** At least one regex rule was passed over because the path is longer than MAX_REGEX_PATH. */
+  pathTooLongForRegex: boolean;
+}
+
+export interface MatchOptions {
+  budgetMs?: number;
+  /** Milliseconds from a monotonic clock; tests slow it down to spend the budget. */
+  now?: () => number;
+}
+
+/** The rule that answers, or null (then the fallback or the default reply does); see chooseRuleWithin. */
 export function chooseRule(rules: CompiledRule[], method: string, path: string): RuleMatch | null {
+  return chooseRuleWithin(rules, method, path).match;
+}
+
+/** chooseRule, saying also whether the limits on regex matching decided the outcome. */
+export function chooseRuleWithin(
+  rules: CompiledRule[],
+  method: string,
+  path: string,
+  options: MatchOptions = {},
+): RuleChoice {
+  const budgetMs = options.budgetMs ?? MATCH_BUDGET_MS;
+  const now = options.now ?? (() => performance.now());
+  let spentMs = 0;
+  let segments: string[] | undefined;
+  let pathTooLongForRegex = false;
   for (const rule of rules) {
     if (rule.rule.isFallback || !methodMatches(rule.rule.method, method)) continue;
-    const params = matchPath(rule.pattern, path);
-    if (params !== null) return { rule, params };
+    const pattern = rule.pattern;
+    let params: Record<string, string> | null;
+    if (pattern.kind === 'regex') {
+      if (path.length > MAX_REGEX_PATH) {
+        pathTooLongForRegex = true;
+        continue;
+      }
+      if (spentMs >= budgetMs) return { match: null, budgetExhausted: true, pathTooLongForRegex };
+      const started = now();
+      params = matchPath(pattern, path);
+      const ceilingMs = (pattern.programSize * (path.length + 1) * MAX_NS_PER_STEP) / 1e6;
+      spentMs += Math.min(now() - started, ceilingMs);
+    } else {
+      // Split once per request, not once per rule: a long path times many rules adds up.
+      if (pattern.kind === 'segments') segments ??= pathSegments(path);
+      params = matchPath(pattern, path, segments);
+    }
+    if (params !== null) return { match: { rule, params }, budgetExhausted: false, pathTooLongForRegex };
   }
-  return null;
+  return { match: null, budgetExhausted: false, pathTooLongForRegex };
 }
 
 export function fallbackRule(rules: CompiledRule[]): RuleMatch | null {
