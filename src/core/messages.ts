@@ -16,7 +16,9 @@ import {
   type MessageSummaryRow,
 } from './store/repos/messages.ts';
 import { ownedSandboxId } from './ownedSandbox.ts';
+import { listMessagesQuery } from './schemas.ts';
 import type { AttachmentInfo, Database, NameValue } from './store/schema.ts';
+import { parseId, parseInput } from './validation.ts';
 
 export interface MessageSummary {
   id: string;
@@ -38,7 +40,8 @@ export interface MessageDetail extends Omit<MessageSummary, 'preview' | 'attachm
   attachments: AttachmentInfo[];
 }
 
-export interface MessageListQuery extends MessageFilter {
+/** A parsed message list query; `list` takes it, or the query as sent (parsing a parsed one gives the same). */
+export interface MessageListQuery extends Pick<MessageFilter, 'q' | 'capturedFor' | 'since' | 'isRead'> {
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -71,15 +74,16 @@ export function toMessageDetail(r: MessageDetailRow): MessageDetail {
 
 export function createMessageService(db: Kysely<Database>, clock: Clock) {
   const sandboxOf = (workspaceId: string, sandboxId: string) =>
-    ownedSandboxId(db, clock, workspaceId, sandboxId);
+    ownedSandboxId(db, clock, workspaceId, parseId(sandboxId, 'sandboxId'));
 
   return {
     async list(
       workspaceId: string,
       sandboxId: string,
-      query: MessageListQuery,
+      raw: MessageListQuery | Record<string, unknown>,
     ): Promise<Page<MessageSummary>> {
       const id = await sandboxOf(workspaceId, sandboxId);
+      const query: MessageListQuery = parseInput(listMessagesQuery, raw, 'query');
       const limit = query.limit ?? DEFAULT_PAGE_SIZE;
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q.trim();
@@ -88,19 +92,25 @@ export function createMessageService(db: Kysely<Database>, clock: Clock) {
     },
 
     async get(workspaceId: string, sandboxId: string, messageId: string): Promise<MessageDetail> {
-      const row = await findMessage(db, await sandboxOf(workspaceId, sandboxId), messageId);
+      const row = await findMessage(
+        db,
+        await sandboxOf(workspaceId, sandboxId),
+        parseId(messageId, 'messageId'),
+      );
       if (row === undefined) throw notFound('The message');
       return toMessageDetail(row);
     },
 
     async setRead(workspaceId: string, sandboxId: string, messageId: string, isRead: boolean): Promise<void> {
-      if (!(await setMessageRead(db, await sandboxOf(workspaceId, sandboxId), messageId, isRead))) {
+      const id = parseId(messageId, 'messageId');
+      if (!(await setMessageRead(db, await sandboxOf(workspaceId, sandboxId), id, isRead))) {
         throw notFound('The message');
       }
     },
 
     async delete(workspaceId: string, sandboxId: string, messageId: string): Promise<void> {
-      if (!(await deleteMessage(db, await sandboxOf(workspaceId, sandboxId), messageId))) {
+      const id = parseId(messageId, 'messageId');
+      if (!(await deleteMessage(db, await sandboxOf(workspaceId, sandboxId), id))) {
         throw notFound('The message');
       }
     },
@@ -110,7 +120,8 @@ export function createMessageService(db: Kysely<Database>, clock: Clock) {
     },
 
     async raw(workspaceId: string, sandboxId: string, messageId: string): Promise<Uint8Array> {
-      const raw = await findMessageRaw(db, await sandboxOf(workspaceId, sandboxId), messageId);
+      const id = parseId(messageId, 'messageId');
+      const raw = await findMessageRaw(db, await sandboxOf(workspaceId, sandboxId), id);
       if (raw === undefined) throw notFound('The message');
       return raw;
     },

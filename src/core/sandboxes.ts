@@ -1,4 +1,5 @@
 // Sandboxes: create (optionally ephemeral), read, list, rename/retag, rotate the SMTP secret, replace mock rules.
+// Every entry point validates its own input with the core schemas, whichever door (REST, MCP) it came through.
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -8,7 +9,7 @@ import { parseMockRules } from './mocks/rules.ts';
 import type { StoredMockRule } from './mocks/types.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
 import { newId, newSmtpPassword } from './random.ts';
-import type { CreateSandboxInput, UpdateSandboxInput } from './schemas.ts';
+import { createSandboxInput, listSandboxesQuery, updateSandboxInput } from './schemas.ts';
 import {
   deleteSandbox,
   findSandbox,
@@ -17,6 +18,7 @@ import {
   updateSandbox,
 } from './store/repos/sandboxes.ts';
 import type { Database, SandboxRow } from './store/schema.ts';
+import { parseId, parseInput } from './validation.ts';
 
 export interface Sandbox {
   id: string;
@@ -70,7 +72,9 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
   }
 
   return {
-    async create(workspaceId: string, input: CreateSandboxInput): Promise<Sandbox> {
+    /** `body` is a CreateSandbox body as sent; an already parsed one parses to itself. */
+    async create(workspaceId: string, body: unknown): Promise<Sandbox> {
+      const input = parseInput(createSandboxInput, body, 'sandbox');
       const now = clock.now();
       const ephemeral = input.ephemeral === true;
       const ttl = input.ttlMinutes ?? DEFAULT_TTL_MINUTES;
@@ -89,13 +93,12 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
     },
 
     async get(workspaceId: string, id: string): Promise<Sandbox> {
-      return found(await findSandbox(db, workspaceId, id, clock.now()));
+      return found(await findSandbox(db, workspaceId, parseId(id, 'id'), clock.now()));
     },
 
-    async list(
-      workspaceId: string,
-      query: { limit?: number | undefined; cursor?: string | undefined; q?: string | undefined },
-    ): Promise<Page<Sandbox>> {
+    /** `raw` is the list query as sent (`limit`, `cursor`, `q`); an already parsed one parses to itself. */
+    async list(workspaceId: string, raw: unknown): Promise<Page<Sandbox>> {
+      const query = parseInput(listSandboxesQuery, raw, 'query');
       const limit = query.limit ?? DEFAULT_PAGE_SIZE;
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q.trim();
@@ -103,29 +106,36 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
       return toPage(rows, limit, (r) => ({ at: r.created_at, id: r.id }), toSandbox);
     },
 
-    async update(workspaceId: string, id: string, input: UpdateSandboxInput): Promise<Sandbox> {
+    /** `body` is an UpdateSandbox body as sent; an already parsed one parses to itself. */
+    async update(workspaceId: string, id: string, body: unknown): Promise<Sandbox> {
+      const sandboxId = parseId(id, 'id');
+      const input = parseInput(updateSandboxInput, body, 'sandbox update');
       const changes = {
         ...(input.name === null ? {} : { name: input.name }),
         ...(input.tags == null ? {} : { tags: input.tags }),
       };
-      return found(await updateSandbox(db, workspaceId, id, clock.now(), changes));
+      return found(await updateSandbox(db, workspaceId, sandboxId, clock.now(), changes));
     },
 
     async resetSecret(workspaceId: string, id: string): Promise<Sandbox> {
       return found(
-        await updateSandbox(db, workspaceId, id, clock.now(), { smtpPassword: newSmtpPassword() }),
+        await updateSandbox(db, workspaceId, parseId(id, 'id'), clock.now(), {
+          smtpPassword: newSmtpPassword(),
+        }),
       );
     },
 
     /** Replaces the whole rule list atomically with a `{ mocks: [...] }` update; rules not sent are removed. */
     async setMocks(workspaceId: string, id: string, update: unknown): Promise<Sandbox> {
+      const sandboxId = parseId(id, 'id');
       const mocks = parseMockRules(update);
-      return found(await updateSandbox(db, workspaceId, id, clock.now(), { mocks }));
+      return found(await updateSandbox(db, workspaceId, sandboxId, clock.now(), { mocks }));
     },
 
     async delete(workspaceId: string, id: string): Promise<void> {
-      if (!(await deleteSandbox(db, workspaceId, id, clock.now()))) throw notFound('The sandbox');
-      bus.publish({ kind: 'sandbox_deleted', sandboxId: id });
+      const sandboxId = parseId(id, 'id');
+      if (!(await deleteSandbox(db, workspaceId, sandboxId, clock.now()))) throw notFound('The sandbox');
+      bus.publish({ kind: 'sandbox_deleted', sandboxId });
     },
   };
 }

@@ -1,8 +1,12 @@
-// zod schemas for every domain input; adapters (REST, MCP) validate with these, nothing else.
+// zod schemas for every domain input; adapters (REST, MCP) validate with these, nothing else. Every string
+// goes through `text()` and every instant through `instant`, so what one door refuses every door refuses.
 import { z } from 'zod';
 import { MAX_PAGE_SIZE } from './pagination.ts';
 
-/** int32 fields also accept a string of decimal digits, as the spec allows. */
+/**
+ * int32 fields also accept a string of decimal digits, as the spec allows. The bounds are repeated as
+ * metadata so the JSON Schema that MCP clients see (the input side: number or digit string) still shows them.
+ */
 export function intField(min: number, max: number) {
   return z
     .union([
@@ -12,25 +16,69 @@ export function intField(min: number, max: number) {
         .regex(/^-?\d{1,10}$/, 'must be an integer')
         .transform(Number),
     ])
-    .pipe(z.number().int('must be an integer').min(min).max(max));
+    .pipe(z.number().int('must be an integer').min(min).max(max))
+    .meta({ minimum: min, maximum: max });
 }
 
-/** PostgreSQL text cannot hold U+0000; refuse it as input rather than fail in the store. */
+/**
+ * Text both stores can hold. PostgreSQL text cannot hold U+0000, and a lone surrogate (an unpaired
+ * \uD800-\uDFFF, which JSON can carry) has no UTF-8 form: JSON columns refuse it with a driver error and text
+ * columns silently turn it into U+FFFD. Refused here, with the field named, before any store sees it.
+ */
 export function text() {
-  return z.string().refine((v) => !v.includes('\u0000'), 'cannot contain the NUL character (U+0000)');
+  return z
+    .string()
+    .refine((v) => !v.includes('\u0000'), 'cannot contain the NUL character (U+0000)')
+    .refine(
+      (v) => v.isWellFormed(),
+      'cannot contain a lone surrogate (an unpaired \\uD800-\\uDFFF escape); send well-formed Unicode text',
+    );
 }
+
+/**
+ * The instants both stores and the drivers' date formats handle: PGlite and node-postgres both fail on year 0
+ * and on years past 9999 (a JavaScript Date writes them as -000001 or +010000), and nothing captured predates
+ * 1970, so an earlier `since` would only mean "everything", which omitting it already says.
+ */
+export const EARLIEST_INSTANT = Date.UTC(1970, 0, 1);
+export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const INSTANT_RANGE = 'must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z';
+
+export function inInstantRange(ms: number): boolean {
+  return Number.isFinite(ms) && ms >= EARLIEST_INSTANT && ms <= LATEST_INSTANT;
+}
+
+/**
+ * An ISO 8601 instant with an offset, within the range above, as a Date. A Date already parsed from one is
+ * taken too (as its ISO form), so a parsed query parses to itself; JSON Schema still shows the string.
+ */
+export const instant = z.preprocess(
+  (v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? v.toISOString() : v),
+  z.iso
+    .datetime({ offset: true, message: 'must be an ISO 8601 instant, e.g. 2026-01-31T12:00:00Z' })
+    .refine((v) => inInstantRange(Date.parse(v)), INSTANT_RANGE)
+    .transform((v) => new Date(v)),
+);
 
 export const uuid = z.uuid({ message: 'must be a UUID' }).transform((s) => s.toLowerCase());
+
+/** Refused record keys are reported with the key schema's own message instead of zod's "Invalid key". */
+function keyMessage(issue: { code?: string; issues?: ReadonlyArray<{ message: string }> }) {
+  return issue.code === 'invalid_key' ? issue.issues?.[0]?.message : undefined;
+}
 
 export const MAX_TAGS = 50;
 export const tags = z
   .record(
     text().pipe(z.string().min(1, 'tag keys cannot be empty').max(64, 'tag keys are at most 64 characters')),
     text().pipe(z.string().max(256, 'tag values are at most 256 characters')),
+    { error: keyMessage },
   )
   .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`);
 
-const sandboxName = text().pipe(z.string().trim().min(1, 'cannot be empty').max(64, 'at most 64 characters'));
+export const sandboxName = text().pipe(
+  z.string().trim().min(1, 'cannot be empty').max(64, 'at most 64 characters'),
+);
 
 export const createSandboxInput = z
   .object({
@@ -64,7 +112,7 @@ export const mockRuleInput = z.object({
   method: text().pipe(z.string().max(16, 'at most 16 characters')).nullish(),
   pattern: text().pipe(z.string().max(512, 'at most 512 characters')).nullish(),
   statusCode: intField(100, 599),
-  headers: z.record(text(), z.string()).nullish(),
+  headers: z.record(text(), text(), { error: keyMessage }).nullish(),
   body: text().pipe(z.string().max(65536, 'at most 65536 characters')).nullish(),
   isFallback: z.boolean().nullish(),
 });
@@ -97,12 +145,10 @@ export const searchPageQuery = pageQuery.extend({
   q: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
 });
 
-const queryBoolean = z
-  .enum(['true', 'false'], { message: 'must be true or false' })
-  .transform((v) => v === 'true');
-const instant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 instant, e.g. 2026-01-31T12:00:00Z' })
-  .transform((v) => new Date(v));
+/** A query string carries "true"/"false"; a JSON argument (MCP) carries the boolean itself. */
+const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')], {
+  message: 'must be true or false',
+});
 
 export const listMessagesQuery = pageQuery.extend({
   q: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
@@ -117,9 +163,7 @@ export const attachmentIndex = intField(0, 10_000);
 
 export const listSandboxesQuery = searchPageQuery;
 
-const timeoutSeconds = intField(0, 300)
-  .optional()
-  .transform((v) => v ?? 30);
+const timeoutSeconds = intField(0, 300).default(30);
 
 /** An empty filter value filters nothing, the same for items already captured and for arrivals. */
 const waitFilter = (max: number) =>

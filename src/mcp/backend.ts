@@ -8,6 +8,19 @@ import type { Sandbox } from '../core/sandboxes.ts';
 import type { CreateSandboxInput } from '../core/schemas.ts';
 import type { MessageWaitFilter, WaitResult } from '../core/waits.ts';
 
+/**
+ * A failure inside the sandtrap server the stdio MCP mode talks to: its detail stays in that server's log, so
+ * the agent gets only the server's correlation id to report.
+ */
+export class RemoteInternalError extends Error {
+  readonly requestId: string;
+  constructor(requestId: string) {
+    super('The sandtrap server failed with an internal error.');
+    this.name = 'RemoteInternalError';
+    this.requestId = requestId;
+  }
+}
+
 export interface WaitCall {
   timeoutSeconds: number;
   signal: AbortSignal;

@@ -5,7 +5,7 @@ import type { Page } from '../core/pagination.ts';
 import type { RequestDetail, RequestSummary } from '../core/requests.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
 import type { components, SandtrapClient } from '../client/index.ts';
-import type { McpBackend } from './backend.ts';
+import { RemoteInternalError, type McpBackend } from './backend.ts';
 
 type S = components['schemas'];
 
@@ -18,14 +18,23 @@ const CODES: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
-/** Unwraps an openapi-fetch result, turning a problem response into the core error it stands for. */
+/**
+ * Unwraps an openapi-fetch result, turning a problem response into the core error it stands for. A 5xx other
+ * than 503 is the server's own failure: only its request id comes back, never its text.
+ */
 function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.error === undefined && result.response.ok) return result.data as T;
   const problem = (result.error ?? {}) as {
     detail?: string;
+    requestId?: string;
     errors?: Array<{ path: string; message: string }>;
   };
   const status = result.response.status;
+  if (status >= 500 && status !== 503) {
+    throw new RemoteInternalError(
+      problem.requestId ?? result.response.headers.get('x-request-id') ?? `HTTP ${status}`,
+    );
+  }
   const retryAfter = Number(result.response.headers.get('retry-after') ?? '');
   throw new AppError(
     CODES[status] ?? 'unavailable',
@@ -35,6 +44,20 @@ function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T
       ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
     },
   );
+}
+
+/** A server that cannot be reached is `unavailable`; the socket error's text is not the agent's business. */
+async function reach<R>(request: Promise<R>, signal?: AbortSignal): Promise<R> {
+  try {
+    return await request;
+  } catch (err) {
+    if (signal?.aborted === true) throw err;
+    throw new AppError(
+      'unavailable',
+      'The sandtrap server cannot be reached; check that it runs and that SANDTRAP_URL points to it.',
+      { cause: err },
+    );
+  }
 }
 
 const date = (s: string) => new Date(s);
@@ -75,31 +98,25 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
   const sb = (sandboxId: string) => ({ sandboxId });
   return {
     async createSandbox(input) {
-      return sandbox(
-        unwrap(
-          await client.POST('/sandboxes', {
-            body: {
-              name: input.name,
-              tags: input.tags ?? null,
-              ...(input.ephemeral === true ? { ephemeral: true, ttlMinutes: input.ttlMinutes ?? null } : {}),
-            },
-          }),
-        ),
-      );
+      const body = {
+        name: input.name,
+        tags: input.tags ?? null,
+        ...(input.ephemeral === true ? { ephemeral: true, ttlMinutes: input.ttlMinutes ?? null } : {}),
+      };
+      return sandbox(unwrap(await reach(client.POST('/sandboxes', { body }))));
     },
     async getSandbox(id) {
-      return sandbox(unwrap(await client.GET('/sandboxes/{id}', path(id))));
+      return sandbox(unwrap(await reach(client.GET('/sandboxes/{id}', path(id)))));
     },
     async listSandboxes(query) {
-      return page(unwrap(await client.GET('/sandboxes', { params: { query } })), sandbox);
+      return page(unwrap(await reach(client.GET('/sandboxes', { params: { query } }))), sandbox);
     },
     async deleteSandbox(id) {
-      unwrap(await client.DELETE('/sandboxes/{id}', path(id)));
+      unwrap(await reach(client.DELETE('/sandboxes/{id}', path(id))));
     },
     async setMocks(id, update) {
-      return sandbox(
-        unwrap(await client.PUT('/sandboxes/{id}/mocks', { ...path(id), body: update as never })),
-      );
+      const body = update as never;
+      return sandbox(unwrap(await reach(client.PUT('/sandboxes/{id}/mocks', { ...path(id), body }))));
     },
     async listEmails(id, q) {
       const query = {
@@ -110,66 +127,64 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         isRead: q.isRead,
         since: iso(q.since),
       };
+      const params = { path: sb(id), query };
       return page(
-        unwrap(await client.GET('/sandboxes/{sandboxId}/messages', { params: { path: sb(id), query } })),
+        unwrap(await reach(client.GET('/sandboxes/{sandboxId}/messages', { params }))),
         messageSummary,
       );
     },
     async getEmail(id, messageId) {
+      const params = { path: { sandboxId: id, messageId } };
       return messageDetail(
-        unwrap(
-          await client.GET('/sandboxes/{sandboxId}/messages/{messageId}', {
-            params: { path: { sandboxId: id, messageId } },
-          }),
-        ),
+        unwrap(await reach(client.GET('/sandboxes/{sandboxId}/messages/{messageId}', { params }))),
       );
     },
     async listRequests(id, query) {
+      const params = { path: sb(id), query };
       return page(
-        unwrap(await client.GET('/sandboxes/{sandboxId}/requests', { params: { path: sb(id), query } })),
+        unwrap(await reach(client.GET('/sandboxes/{sandboxId}/requests', { params }))),
         requestSummary,
       );
     },
     async getRequest(id, requestId) {
+      const params = { path: { sandboxId: id, requestId } };
       return requestDetail(
-        unwrap(
-          await client.GET('/sandboxes/{sandboxId}/requests/{requestId}', {
-            params: { path: { sandboxId: id, requestId } },
-          }),
-        ),
+        unwrap(await reach(client.GET('/sandboxes/{sandboxId}/requests/{requestId}', { params }))),
       );
     },
     async waitForEmail(id, f, call) {
-      const res = await client.GET('/sandboxes/{sandboxId}/messages/wait', {
-        params: {
-          path: sb(id),
-          query: {
-            subjectContains: f.subjectContains,
-            fromContains: f.fromContains,
-            capturedFor: f.capturedFor,
-            isRead: f.isRead,
-            since: iso(f.since),
-            timeoutSeconds: call.timeoutSeconds,
-          },
-        },
-        signal: call.signal,
-      });
+      const query = {
+        subjectContains: f.subjectContains,
+        fromContains: f.fromContains,
+        capturedFor: f.capturedFor,
+        isRead: f.isRead,
+        since: iso(f.since),
+        timeoutSeconds: call.timeoutSeconds,
+      };
+      const res = await reach(
+        client.GET('/sandboxes/{sandboxId}/messages/wait', {
+          params: { path: sb(id), query },
+          signal: call.signal,
+        }),
+        call.signal,
+      );
       if (res.response.status === 204) return { status: 'timeout', nonMatching: 0 };
       return { status: 'found', item: messageDetail(unwrap(res) as S['MessageDetail']) };
     },
     async waitForRequest(id, f, call) {
-      const res = await client.GET('/sandboxes/{sandboxId}/requests/wait', {
-        params: {
-          path: sb(id),
-          query: {
-            method: f.method,
-            pathContains: f.pathContains,
-            since: iso(f.since),
-            timeoutSeconds: call.timeoutSeconds,
-          },
-        },
-        signal: call.signal,
-      });
+      const query = {
+        method: f.method,
+        pathContains: f.pathContains,
+        since: iso(f.since),
+        timeoutSeconds: call.timeoutSeconds,
+      };
+      const res = await reach(
+        client.GET('/sandboxes/{sandboxId}/requests/wait', {
+          params: { path: sb(id), query },
+          signal: call.signal,
+        }),
+        call.signal,
+      );
       if (res.response.status === 204) return { status: 'timeout', nonMatching: 0 };
       return { status: 'found', item: requestDetail(unwrap(res) as S['RequestDetail']) };
     },

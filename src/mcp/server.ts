@@ -1,9 +1,14 @@
 // Builds the MCP server from the tool table: registration, the server instructions, progress, cancellation,
-// and the one place where errors become `isError` results that tell the agent what to do next.
+// and the one place where errors become `isError` results that tell the agent what to do next. Only core's
+// closed set of codes and the tools' own refusals reach the agent; anything else is a generic INTERNAL result
+// carrying the request id, logged here with its detail.
+import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/server';
+import { pino } from 'pino';
 import { isAppError } from '../core/errors.ts';
-import type { McpBackend } from './backend.ts';
+import { RemoteInternalError, type McpBackend } from './backend.ts';
 import { ToolError, type ToolContext, type ToolDefinition } from './toolkit.ts';
+import { renamePath } from './tools/coreArgs.ts';
 import { tools } from './tools/index.ts';
 
 export const SERVER_INSTRUCTIONS = `sandtrap captures email and HTTP requests from the app you are testing; nothing is delivered or forwarded.
@@ -25,28 +30,92 @@ const NEXT_STEP: Record<string, string> = {
   payload_too_large: 'Send less data.',
 };
 
-/** `<CODE>: <what went wrong>. <what to do next>` as an isError result. */
-export function errorResult(err: unknown) {
-  let text: string;
-  if (err instanceof ToolError) text = `${err.code}: ${err.message.replace(/\.$/, '')}. ${err.next}`;
-  else if (isAppError(err)) {
-    // Field messages already quoted by the main message are not repeated.
-    const fields = err.errors
-      ?.filter((e) => !err.message.includes(e.message))
-      .map((e) => `${e.path} ${e.message}`)
-      .join('; ');
-    const what = `${err.message.replace(/\.$/, '')}${fields ? ` (${fields})` : ''}`;
-    text = `${err.code.toUpperCase()}: ${what}. ${NEXT_STEP[err.code] ?? ''}`.trim();
-  } else if (err instanceof Error && err.name !== 'Error' && !/^[A-Z]/.test(err.message)) {
-    throw err;
-  } else if (err instanceof Error && err.message !== '' && err.constructor === Error) {
-    // Plain errors from extraction carry a message written for the caller (a bad pattern).
-    text = `INVALID_ARGUMENT: ${err.message.replace(/\.$/, '')}. Fix the pattern and call again.`;
-  } else throw err;
+/** Where unexpected failures are logged: a pino-like logger (fastify's request.log fits). */
+export interface ErrorLog {
+  error(obj: object, msg: string): void;
+}
+
+export interface McpServerOptions {
+  /** Logs unexpected failures with their detail; default JSON lines on stderr (stdout is the stdio protocol). */
+  log?: ErrorLog;
+}
+
+let stderrLog: ErrorLog | undefined;
+function defaultLog(): ErrorLog {
+  stderrLog ??= pino({ level: 'error', base: { component: 'mcp' } }, pino.destination(2));
+  return stderrLog;
+}
+
+/** X-Request-Id values the API listener keeps (design section 4.4); others are replaced. */
+const WELL_FORMED_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The correlation id and logger of one tool call, as the transport provides them. */
+interface CallScope {
+  requestId(): string;
+  log: ErrorLog;
+}
+
+type HandlerContext = {
+  http?: { req?: Request; authInfo?: { extra?: Record<string, unknown> } };
+};
+
+/**
+ * Over HTTP the route may hand over fastify's request id and logger (`authInfo.extra.requestId` / `.log`);
+ * otherwise a well-formed incoming X-Request-Id is the request's id (the API listener keeps it), else a new one.
+ */
+function scopeOf(ctx: HandlerContext, options: McpServerOptions): CallScope {
+  const extra = ctx.http?.authInfo?.extra;
+  const given = extra?.requestId;
+  const incoming = ctx.http?.req?.headers.get('x-request-id') ?? undefined;
+  const routeLog = extra?.log as Partial<ErrorLog> | undefined;
+  let id: string | undefined =
+    typeof given === 'string'
+      ? given
+      : incoming !== undefined && WELL_FORMED_ID.test(incoming)
+        ? incoming
+        : undefined;
+  return {
+    requestId: () => (id ??= randomUUID()),
+    log: typeof routeLog?.error === 'function' ? (routeLog as ErrorLog) : (options.log ?? defaultLog()),
+  };
+}
+
+function result(text: string) {
   return { isError: true, content: [{ type: 'text' as const, text }] };
 }
 
-function register(server: McpServer, tool: ToolDefinition, backendFor: () => McpBackend): void {
+/** `<CODE>: <what went wrong>. <what to do next>` for a failure nobody planned for; its detail is only logged. */
+function internalResult(err: unknown, tool: string, scope: CallScope) {
+  const requestId = err instanceof RemoteInternalError ? err.requestId : scope.requestId();
+  scope.log.error({ err, tool, requestId }, 'MCP tool call failed');
+  return result(
+    `INTERNAL: Something went wrong on our side. Retry; if it persists, report request id ${requestId}.`,
+  );
+}
+
+/** `<CODE>: <what went wrong>. <what to do next>` as an isError result. */
+export function errorResult(
+  err: unknown,
+  tool: Pick<ToolDefinition, 'name' | 'coreNames'>,
+  scope: CallScope,
+) {
+  if (err instanceof ToolError) return result(`${err.code}: ${err.message.replace(/\.$/, '')}. ${err.next}`);
+  if (!isAppError(err)) return internalResult(err, tool.name, scope);
+  // Field messages already quoted by the main message are not repeated; paths use the tool's argument names.
+  const fields = err.errors
+    ?.filter((e) => !err.message.includes(e.message))
+    .map((e) => `${renamePath(e.path, tool.coreNames ?? {})} ${e.message}`)
+    .join('; ');
+  const what = `${err.message.replace(/\.$/, '')}${fields ? ` (${fields})` : ''}`;
+  return result(`${err.code.toUpperCase()}: ${what}. ${NEXT_STEP[err.code] ?? ''}`.trim());
+}
+
+function register(
+  server: McpServer,
+  tool: ToolDefinition,
+  backendFor: () => McpBackend,
+  options: McpServerOptions,
+): void {
   server.registerTool(
     tool.name,
     {
@@ -57,58 +126,79 @@ function register(server: McpServer, tool: ToolDefinition, backendFor: () => Mcp
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (args: unknown, ctx) => {
+      const scope = scopeOf(ctx as HandlerContext, options);
       const token = ctx.mcpReq._meta?.progressToken;
-      const context: ToolContext = {
-        backend: backendFor(),
-        signal: ctx.mcpReq.signal,
-        async progress(progress, total, message) {
-          if (token === undefined) return;
-          await ctx.mcpReq.notify({
-            method: 'notifications/progress',
-            params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
-          });
-        },
-      };
       try {
-        const result = (await tool.handler(args as never, context)) as Record<string, unknown>;
+        const context: ToolContext = {
+          backend: backendFor(),
+          signal: ctx.mcpReq.signal,
+          async progress(progress, total, message) {
+            if (token === undefined) return;
+            await ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: {
+                progressToken: token,
+                progress,
+                ...(total === undefined ? {} : { total }),
+                message,
+              },
+            });
+          },
+        };
+        const structured = (await tool.handler(args as never, context)) as Record<string, unknown>;
+        // Checked here rather than left to the SDK, whose refusal text would name our own schema to the agent.
+        const checked = tool.outputSchema.safeParse(structured);
+        if (!checked.success)
+          throw new Error(`${tool.name} broke its output schema: ${checked.error.message}`);
         return {
-          structuredContent: result,
-          content: [{ type: 'text' as const, text: JSON.stringify(result) }],
+          structuredContent: structured,
+          content: [{ type: 'text' as const, text: JSON.stringify(structured) }],
         };
       } catch (err) {
-        return errorResult(err);
+        // A cancelled call's answer is never read; its abort is no failure worth a log line.
+        if (ctx.mcpReq.signal.aborted && !isAppError(err) && !(err instanceof ToolError)) {
+          return result('CANCELLED: The call was cancelled. Call again if the result is still needed.');
+        }
+        return errorResult(err, tool, scope);
       }
     },
   );
 }
 
 /**
- * The SDK validates arguments before a handler runs and words that refusal itself; reword it in the
- * `<CODE>: <what>. <next>` form agents get for every other error. (`createToolError` is the SDK's one hook
- * for the text of a failed call; it is not in its public types.)
+ * The SDK validates arguments before a handler runs (with core's schemas, see tools/coreArgs.ts) and words that
+ * refusal itself; reword it in the `<CODE>: <what>. <next>` form agents get for every other error, as
+ * INVALID_INPUT like core's own refusals. Any other text the SDK would send is an unplanned failure: it becomes
+ * the generic INTERNAL result. (`createToolError` is the SDK's one hook for the text of a failed call; it is
+ * not in its public types.)
  */
-function rewordSdkErrors(server: McpServer): void {
+function rewordSdkErrors(server: McpServer, options: McpServerOptions): void {
   const target = server as unknown as { createToolError(message: string): unknown };
-  const original = target.createToolError.bind(server);
   target.createToolError = (message: string) => {
     const invalid =
       /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(
         message,
       );
-    if (invalid === null) return original(message);
-    return original(
-      `INVALID_ARGUMENT: Invalid arguments for ${invalid[1]}: ${(invalid[2] ?? '').trim().replace(/\.$/, '')}. ` +
+    if (invalid === null) {
+      return internalResult(new Error(message), '(sdk)', scopeOf({}, options));
+    }
+    return result(
+      `INVALID_INPUT: Invalid arguments for ${invalid[1]}: ${(invalid[2] ?? '').trim().replace(/\.$/, '')}. ` +
         'Fix the named arguments (see the tool input schema) and call again.',
     );
   };
 }
 
-export function buildMcpServer(backendFor: () => McpBackend, version: string): McpServer {
+export function buildMcpServer(
+  backendFor: () => McpBackend,
+  version: string,
+  options: McpServerOptions = {},
+): McpServer {
   const server = new McpServer(
     { name: 'sandtrap', title: 'sandtrap capture sandbox', version },
     { instructions: SERVER_INSTRUCTIONS },
   );
-  for (const tool of tools) register(server, tool, backendFor);
-  rewordSdkErrors(server);
+  for (const tool of tools) register(server, tool, backendFor, options);
+  rewordSdkErrors(server, options);
   return server;
 }

@@ -21,9 +21,12 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   name: string;
   title: string;
   description: string;
+  /** Built from core's schemas (see tools/coreArgs.ts), so the tool refuses what REST refuses. */
   inputSchema: I;
   outputSchema: O;
   annotations: ToolAnnotations;
+  /** Core field name -> argument name, for the paths of core's invalid_input errors (`mocks` -> `rules`). */
+  coreNames?: Readonly<Record<string, string>>;
   handler(args: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
 }
 

@@ -1,9 +1,14 @@
 // create_sandbox: a fresh sandbox with SMTP credentials, an email address and a capture URL.
 import { z } from 'zod';
+import { parseMockRules } from '../../core/mocks/rules.ts';
+import { createSandboxInput } from '../../core/schemas.ts';
 import { defineTool } from '../toolkit.ts';
 import { mockRuleViews, sandboxView } from '../views.ts';
 import { hint } from './common.ts';
-import { mockRuleInput, toRestRules } from './mockRuleInput.ts';
+import { coreFields, invert, MOCK_RULE_ARGS, SANDBOX_ARGS } from './coreArgs.ts';
+import { mockRules, toCoreRules } from './mockRuleInput.ts';
+
+const fields = coreFields(createSandboxInput.shape, SANDBOX_ARGS);
 
 export const createSandbox = defineTool({
   name: 'create_sandbox',
@@ -14,19 +19,14 @@ export const createSandbox = defineTool({
     'removed after ttl_minutes (60). Point the app under test at the returned smtp settings, email_address ' +
     'or capture_url, trigger the action, then call wait_for_email or wait_for_request.',
   inputSchema: z.object({
-    name: z.string().min(1).max(64).default('agent sandbox').describe('A label for people; not unique.'),
-    ttl_minutes: z
-      .number()
-      .int()
-      .min(1)
-      .max(1440)
-      .nullable()
+    name: fields.name.default('agent sandbox').describe('A label for people; not unique.'),
+    ttl_minutes: fields.ttl_minutes
       .default(60)
       .describe('Minutes until the sandbox expires, 1..1440 (default 60); null keeps it until deleted.'),
-    tags: z.record(z.string(), z.string()).optional().describe('String tags, e.g. {"branch":"main"}.'),
-    mock_rules: z
-      .array(mockRuleInput)
-      .max(100)
+    tags: fields.tags.describe(
+      'String tags, e.g. {"branch":"main"}: at most 50, keys 1-64 and values up to 256 characters.',
+    ),
+    mock_rules: mockRules
       .optional()
       .describe('Replies for the capture URL, first match wins (see set_mock_rules).'),
   }),
@@ -50,16 +50,20 @@ export const createSandbox = defineTool({
     hint,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  coreNames: invert(SANDBOX_ARGS, MOCK_RULE_ARGS, { mock_rules: 'mocks' }),
   async handler(args, { backend }) {
+    const rules = args.mock_rules === undefined ? [] : toCoreRules(args.mock_rules);
+    // Core's own check of the whole list first, so refused rules never leave a sandbox behind.
+    if (rules.length > 0) parseMockRules({ mocks: rules });
     let sandbox = await backend.createSandbox({
       name: args.name,
       tags: args.tags ?? null,
       ephemeral: args.ttl_minutes !== null,
       ttlMinutes: args.ttl_minutes,
     });
-    if (args.mock_rules !== undefined && args.mock_rules.length > 0) {
+    if (rules.length > 0) {
       try {
-        sandbox = await backend.setMocks(sandbox.id, { mocks: toRestRules(args.mock_rules) });
+        sandbox = await backend.setMocks(sandbox.id, { mocks: rules });
       } catch (err) {
         await backend.deleteSandbox(sandbox.id).catch(() => {});
         throw err;

@@ -1,7 +1,7 @@
 // delete_sandbox: removes a sandbox and both of its capture streams.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { hint, sandboxId } from './common.ts';
+import { hint, ID_NAMES, sandboxId } from './common.ts';
 
 export const deleteSandbox = defineTool({
   name: 'delete_sandbox',
@@ -11,6 +11,7 @@ export const deleteSandbox = defineTool({
   inputSchema: z.object({ sandbox_id: sandboxId }),
   outputSchema: z.object({ deleted: z.boolean(), sandbox_id: z.string(), hint }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  coreNames: ID_NAMES,
   async handler(args, { backend }) {
     await backend.deleteSandbox(args.sandbox_id);
     return { deleted: true, sandbox_id: args.sandbox_id, hint: 'Gone. create_sandbox makes a new one.' };

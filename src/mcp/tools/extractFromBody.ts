@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { emailItemOf, extractFromBody as extract, requestItemOf } from '../../core/extract/index.ts';
 import { defineTool } from '../toolkit.ts';
-import { hint, sandboxId } from './common.ts';
+import { text, uuid } from '../../core/schemas.ts';
+import { hint, ID_NAMES, sandboxId } from './common.ts';
 import { resolveItem } from './itemRef.ts';
 
 export const extractFromBody = defineTool({
@@ -14,12 +15,11 @@ export const extractFromBody = defineTool({
     '(pattern = header name), text (the whole text).',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    email_id: z.string().uuid().optional(),
-    request_id: z.string().uuid().optional(),
+    email_id: uuid.optional().describe('The email to read; default the newest.'),
+    request_id: uuid.optional().describe('A captured request to read instead of an email.'),
     mode: z.enum(['links', 'regex', 'json_path', 'header', 'text']),
-    pattern: z
-      .string()
-      .max(1024)
+    pattern: text()
+      .pipe(z.string().max(1024, 'at most 1024 characters'))
       .optional()
       .describe('The regex, JSON path or header name, depending on mode.'),
     part: z
@@ -41,6 +41,7 @@ export const extractFromBody = defineTool({
     hint,
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: ID_NAMES,
   async handler(args, { backend }) {
     const item = await resolveItem(backend, args.sandbox_id, args);
     const source = item.kind === 'email' ? emailItemOf(item.email) : requestItemOf(item.request);

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { extractOtp as extract, otpInputOf } from '../../core/extract/index.ts';
 import { defineTool } from '../toolkit.ts';
-import { hint, sandboxId } from './common.ts';
+import { text, uuid } from '../../core/schemas.ts';
+import { hint, ID_NAMES, sandboxId } from './common.ts';
 import { resolveItem } from './itemRef.ts';
 
 export const extractOtp = defineTool({
@@ -14,11 +15,10 @@ export const extractOtp = defineTool({
     'Pass pattern (RE2 with one capture group) to override the heuristics.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    email_id: z.string().uuid().optional().describe('The email to read; default the newest.'),
-    request_id: z.string().uuid().optional().describe('A captured request to read instead of an email.'),
-    pattern: z
-      .string()
-      .max(512)
+    email_id: uuid.optional().describe('The email to read; default the newest.'),
+    request_id: uuid.optional().describe('A captured request to read instead of an email.'),
+    pattern: text()
+      .pipe(z.string().max(512, 'at most 512 characters'))
       .optional()
       .describe('RE2 regex with exactly one capture group around the code.'),
   }),
@@ -41,6 +41,7 @@ export const extractOtp = defineTool({
     hint,
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: ID_NAMES,
   async handler(args, { backend }) {
     const item = await resolveItem(backend, args.sandbox_id, args);
     const input =

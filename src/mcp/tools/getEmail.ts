@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { emailView } from '../views.ts';
-import { hint, loose, sandboxId } from './common.ts';
+import { uuid } from '../../core/schemas.ts';
+import { hint, ID_NAMES, loose, sandboxId } from './common.ts';
 
 export const getEmail = defineTool({
   name: 'get_email',
@@ -10,10 +11,11 @@ export const getEmail = defineTool({
   description: 'Returns one email: subject, from, to, text, attachments, the one-time code (otp) and links.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    email_id: z.string().uuid('email_id must be an id from list_emails'),
+    email_id: uuid.describe('An email id from list_emails or wait_for_email.'),
   }),
   outputSchema: z.object({ email: loose, hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: ID_NAMES,
   async handler(args, { backend }) {
     const email = emailView(await backend.getEmail(args.sandbox_id, args.email_id));
     return {

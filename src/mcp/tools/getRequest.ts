@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { requestView } from '../views.ts';
-import { hint, loose, sandboxId } from './common.ts';
+import { uuid } from '../../core/schemas.ts';
+import { hint, ID_NAMES, loose, sandboxId } from './common.ts';
 
 export const getRequest = defineTool({
   name: 'get_request',
@@ -11,10 +12,11 @@ export const getRequest = defineTool({
     'Returns one captured request: method, path, query, headers in order, body and parsed JSON/form.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    request_id: z.string().uuid('request_id must be an id from list_requests'),
+    request_id: uuid.describe('A request id from list_requests or wait_for_request.'),
   }),
   outputSchema: z.object({ request: loose, hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: ID_NAMES,
   async handler(args, { backend }) {
     return {
       request: requestView(await backend.getRequest(args.sandbox_id, args.request_id)),

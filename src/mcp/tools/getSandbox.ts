@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { mockRuleViews, sandboxView } from '../views.ts';
-import { hint, loose, sandboxId } from './common.ts';
+import { hint, ID_NAMES, loose, sandboxId } from './common.ts';
 
 export const getSandbox = defineTool({
   name: 'get_sandbox',
@@ -11,6 +11,7 @@ export const getSandbox = defineTool({
   inputSchema: z.object({ sandbox_id: sandboxId }),
   outputSchema: z.looseObject({ sandbox_id: z.string(), mock_rules: z.array(loose), hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: ID_NAMES,
   async handler(args, { backend }) {
     const sandbox = await backend.getSandbox(args.sandbox_id);
     return {

@@ -2,7 +2,11 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { emailSummaryView } from '../views.ts';
-import { cursor, hint, limit, loose, sandboxId, since } from './common.ts';
+import { listMessagesQuery } from '../../core/schemas.ts';
+import { hint, ID_NAMES, limit, loose, sandboxId } from './common.ts';
+import { coreFields, EMAIL_LIST_ARGS, invert, toCore } from './coreArgs.ts';
+
+const fields = coreFields(listMessagesQuery.shape, EMAIL_LIST_ARGS);
 
 export const listEmails = defineTool({
   name: 'list_emails',
@@ -11,23 +15,22 @@ export const listEmails = defineTool({
     'Lists captured emails, newest first. query matches subject, sender, recipients and the start of the body.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    query: z.string().max(200).optional(),
-    to: z.string().max(320).optional().describe('Exact recipient address the mail arrived on.'),
-    unread_only: z.boolean().optional(),
-    since,
+    query: fields.query.describe('Free text: subject, sender, recipients, the start of the body.'),
+    to: fields.to.describe('Exact recipient address the mail arrived on.'),
+    unread_only: z.boolean().optional().describe('Only emails not yet marked read.'),
+    since: fields.since.describe(
+      'Only emails received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
+    ),
     limit,
-    cursor,
+    cursor: fields.cursor.describe('next_cursor from the previous page.'),
   }),
   outputSchema: z.object({ emails: z.array(loose), next_cursor: z.string().nullable(), hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: { ...ID_NAMES, ...invert(EMAIL_LIST_ARGS) },
   async handler(args, { backend }) {
     const page = await backend.listEmails(args.sandbox_id, {
-      limit: args.limit,
-      cursor: args.cursor,
-      q: args.query,
-      capturedFor: args.to,
+      ...toCore(args, EMAIL_LIST_ARGS),
       isRead: args.unread_only === true ? false : undefined,
-      since: args.since === undefined ? undefined : new Date(args.since),
     });
     return {
       emails: page.items.map(emailSummaryView),

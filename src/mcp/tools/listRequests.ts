@@ -2,22 +2,28 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { requestSummaryView } from '../views.ts';
-import { cursor, hint, limit, loose, sandboxId } from './common.ts';
+import { searchPageQuery } from '../../core/schemas.ts';
+import { hint, ID_NAMES, limit, loose, sandboxId } from './common.ts';
+import { coreFields, invert, PAGE_ARGS, toCore } from './coreArgs.ts';
+
+const fields = coreFields(searchPageQuery.shape, PAGE_ARGS);
 
 export const listRequests = defineTool({
   name: 'list_requests',
   title: 'List captured requests',
   description:
     'Lists captured HTTP requests, newest first. query matches method, path, query string, status and rule name.',
-  inputSchema: z.object({ sandbox_id: sandboxId, query: z.string().max(200).optional(), limit, cursor }),
+  inputSchema: z.object({
+    sandbox_id: sandboxId,
+    query: fields.query.describe('Free text: method, path, query string, status, rule name.'),
+    limit,
+    cursor: fields.cursor.describe('next_cursor from the previous page.'),
+  }),
   outputSchema: z.object({ requests: z.array(loose), next_cursor: z.string().nullable(), hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: { ...ID_NAMES, ...invert(PAGE_ARGS) },
   async handler(args, { backend }) {
-    const page = await backend.listRequests(args.sandbox_id, {
-      limit: args.limit,
-      ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
-      ...(args.query === undefined ? {} : { q: args.query }),
-    });
+    const page = await backend.listRequests(args.sandbox_id, toCore(args, PAGE_ARGS));
     return {
       requests: page.items.map(requestSummaryView),
       next_cursor: page.nextCursor,

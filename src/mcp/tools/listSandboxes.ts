@@ -2,22 +2,27 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { sandboxView } from '../views.ts';
-import { cursor, hint, limit, loose } from './common.ts';
+import { listSandboxesQuery } from '../../core/schemas.ts';
+import { hint, limit, loose } from './common.ts';
+import { coreFields, invert, PAGE_ARGS, toCore } from './coreArgs.ts';
+
+const fields = coreFields(listSandboxesQuery.shape, PAGE_ARGS);
 
 export const listSandboxes = defineTool({
   name: 'list_sandboxes',
   title: 'List sandboxes',
   description:
     'Lists the sandboxes of this workspace, newest first. query matches name, id, tag keys and values.',
-  inputSchema: z.object({ query: z.string().max(200).optional(), limit, cursor }),
+  inputSchema: z.object({
+    query: fields.query.describe('Free text: name, id, tag keys and values.'),
+    limit,
+    cursor: fields.cursor.describe('next_cursor from the previous page.'),
+  }),
   outputSchema: z.object({ sandboxes: z.array(loose), next_cursor: z.string().nullable(), hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: invert(PAGE_ARGS),
   async handler(args, { backend }) {
-    const page = await backend.listSandboxes({
-      limit: args.limit,
-      ...(args.cursor === undefined ? {} : { cursor: args.cursor }),
-      ...(args.query === undefined ? {} : { q: args.query }),
-    });
+    const page = await backend.listSandboxes(toCore(args, PAGE_ARGS));
     return {
       sandboxes: page.items.map(sandboxView),
       next_cursor: page.nextCursor,

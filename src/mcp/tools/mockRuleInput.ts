@@ -1,36 +1,29 @@
-// The mock rule as tools take it (snake_case), and its conversion to the REST/core rule input.
+// The mock rule as tools take it: core's rule schema under snake_case names, and its way back to core.
 import { z } from 'zod';
+import { MAX_MOCK_RULES, mockRuleInput as coreRule } from '../../core/schemas.ts';
+import { coreFields, MOCK_RULE_ARGS, toCore } from './coreArgs.ts';
+
+const fields = coreFields(coreRule.shape, MOCK_RULE_ARGS);
 
 export const mockRuleInput = z.object({
-  name: z.string().max(120).optional(),
-  method: z.string().max(16).optional().describe('HTTP method; empty or ANY matches every method.'),
-  pattern: z
-    .string()
-    .max(512)
-    .optional()
-    .describe(
-      'Path pattern: /users/{id}, /files/*, /api/**, or regex:^/v[0-9]+/.*$; empty matches every path.',
-    ),
-  status_code: z.number().int().min(100).max(599).default(200),
-  headers: z.record(z.string(), z.string()).optional(),
-  body: z
-    .string()
-    .max(65536)
-    .optional()
-    .describe(
-      'Reply body; templates: {{uuid}}, {{now}}, {{body.field}}, {{query.x}}, {{header.x}}, {{path.x}}.',
-    ),
-  is_fallback: z.boolean().optional().describe('Answers whatever no other rule matched (at most one).'),
+  name: fields.name,
+  method: fields.method.describe('HTTP method; empty or ANY matches every method.'),
+  pattern: fields.pattern.describe(
+    'Path pattern: /users/{id}, /files/*, /api/**, or regex:^/v[0-9]+/.*$; empty matches every path.',
+  ),
+  status_code: fields.status_code.default(200),
+  headers: fields.headers,
+  body: fields.body.describe(
+    'Reply body; templates: {{uuid}}, {{now}}, {{body.field}}, {{query.x}}, {{header.x}}, {{path.x}}.',
+  ),
+  is_fallback: fields.is_fallback.describe('Answers whatever no other rule matched (at most one).'),
 });
 
-export function toRestRules(rules: Array<z.output<typeof mockRuleInput>>): unknown[] {
-  return rules.map((r) => ({
-    name: r.name ?? null,
-    method: r.method ?? null,
-    pattern: r.pattern ?? null,
-    statusCode: r.status_code,
-    headers: r.headers ?? null,
-    body: r.body ?? null,
-    isFallback: r.is_fallback ?? false,
-  }));
+export const mockRules = z
+  .array(mockRuleInput)
+  .max(MAX_MOCK_RULES, `at most ${MAX_MOCK_RULES} rules per sandbox`);
+
+/** The rules as core's `{ mocks: [...] }` update takes them. */
+export function toCoreRules(rules: Array<z.output<typeof mockRuleInput>>): unknown[] {
+  return rules.map((r) => toCore(r, MOCK_RULE_ARGS));
 }

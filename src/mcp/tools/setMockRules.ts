@@ -2,8 +2,9 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { mockRuleViews } from '../views.ts';
-import { hint, loose, sandboxId } from './common.ts';
-import { mockRuleInput, toRestRules } from './mockRuleInput.ts';
+import { hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { invert, MOCK_RULE_ARGS } from './coreArgs.ts';
+import { mockRules, toCoreRules } from './mockRuleInput.ts';
 
 export const setMockRules = defineTool({
   name: 'set_mock_rules',
@@ -12,7 +13,7 @@ export const setMockRules = defineTool({
     'Replaces the whole list of reply rules of the sandbox capture URL (rules not sent are removed). The first ' +
     'rule whose method and pattern match answers; a rule with is_fallback answers the rest; with no match the ' +
     'reply is 200 {}. Bodies and headers may use templates such as {{body.email}} or {{uuid}}.',
-  inputSchema: z.object({ sandbox_id: sandboxId, rules: z.array(mockRuleInput).max(100) }),
+  inputSchema: z.object({ sandbox_id: sandboxId, rules: mockRules }),
   outputSchema: z.object({
     sandbox_id: z.string(),
     capture_url: z.string(),
@@ -20,8 +21,9 @@ export const setMockRules = defineTool({
     hint,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  coreNames: { ...ID_NAMES, ...invert(MOCK_RULE_ARGS, { rules: 'mocks' }) },
   async handler(args, { backend }) {
-    const sandbox = await backend.setMocks(args.sandbox_id, { mocks: toRestRules(args.rules) });
+    const sandbox = await backend.setMocks(args.sandbox_id, { mocks: toCoreRules(args.rules) });
     return {
       sandbox_id: sandbox.id,
       capture_url: sandbox.captureUrl,

@@ -2,8 +2,12 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { emailView } from '../views.ts';
-import { after, hint, loose, sandboxId, since, timeoutSeconds } from './common.ts';
+import { messageWaitQuery } from '../../core/schemas.ts';
+import { after, hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { coreFields, EMAIL_WAIT_ARGS, invert } from './coreArgs.ts';
 import { startingPoint, withProgress } from './waitSupport.ts';
+
+const fields = coreFields(messageWaitQuery.shape, EMAIL_WAIT_ARGS);
 
 export const waitForEmail = defineTool({
   name: 'wait_for_email',
@@ -14,16 +18,16 @@ export const waitForEmail = defineTool({
     'reset, magic_login, unsubscribe) extracted from it. A timeout is a normal result with status "timeout".',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    timeout_seconds: timeoutSeconds,
-    subject_contains: z.string().max(200).optional().describe('Case-insensitive substring of the subject.'),
-    from_contains: z.string().max(200).optional().describe('Case-insensitive substring of the From header.'),
-    to: z
-      .string()
-      .max(320)
-      .optional()
-      .describe('Exact recipient address the mail arrived on (Bcc included).'),
+    timeout_seconds: fields.timeout_seconds.describe(
+      'How long to wait, 0..300 seconds (default 30). 0 only checks what is already there.',
+    ),
+    subject_contains: fields.subject_contains.describe('Case-insensitive substring of the subject.'),
+    from_contains: fields.from_contains.describe('Case-insensitive substring of the From header.'),
+    to: fields.to.describe('Exact recipient address the mail arrived on (Bcc included).'),
     unread_only: z.boolean().optional().describe('Only emails not yet marked read.'),
-    since,
+    since: fields.since.describe(
+      'Only emails received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
+    ),
     after,
   }),
   outputSchema: z.object({
@@ -33,6 +37,7 @@ export const waitForEmail = defineTool({
     hint,
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: { ...ID_NAMES, ...invert(EMAIL_WAIT_ARGS) },
   async handler(args, ctx) {
     const from = await startingPoint(
       args.since,
@@ -43,9 +48,9 @@ export const waitForEmail = defineTool({
       ctx.backend.waitForEmail(
         args.sandbox_id,
         {
-          subjectContains: args.subject_contains || undefined,
-          fromContains: args.from_contains || undefined,
-          capturedFor: args.to || undefined,
+          subjectContains: args.subject_contains,
+          fromContains: args.from_contains,
+          capturedFor: args.to,
           isRead: args.unread_only === true ? false : undefined,
           since: from,
         },

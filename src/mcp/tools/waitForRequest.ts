@@ -2,8 +2,12 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { requestView } from '../views.ts';
-import { after, hint, loose, sandboxId, since, timeoutSeconds } from './common.ts';
+import { requestWaitQuery } from '../../core/schemas.ts';
+import { after, hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { coreFields, invert, REQUEST_WAIT_ARGS } from './coreArgs.ts';
 import { startingPoint, withProgress } from './waitSupport.ts';
+
+const fields = coreFields(requestWaitQuery.shape, REQUEST_WAIT_ARGS);
 
 export const waitForRequest = defineTool({
   name: 'wait_for_request',
@@ -14,10 +18,14 @@ export const waitForRequest = defineTool({
     'normal result with status "timeout".',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    timeout_seconds: timeoutSeconds,
-    method: z.string().max(16).optional().describe('Exact HTTP method, e.g. POST.'),
-    path_contains: z.string().max(512).optional().describe('Substring of the path (without the query).'),
-    since,
+    timeout_seconds: fields.timeout_seconds.describe(
+      'How long to wait, 0..300 seconds (default 30). 0 only checks what is already there.',
+    ),
+    method: fields.method.describe('Exact HTTP method, e.g. POST.'),
+    path_contains: fields.path_contains.describe('Substring of the path (without the query).'),
+    since: fields.since.describe(
+      'Only requests received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
+    ),
     after,
   }),
   outputSchema: z.object({
@@ -27,6 +35,7 @@ export const waitForRequest = defineTool({
     hint,
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
+  coreNames: { ...ID_NAMES, ...invert(REQUEST_WAIT_ARGS) },
   async handler(args, ctx) {
     const from = await startingPoint(
       args.since,
@@ -38,7 +47,7 @@ export const waitForRequest = defineTool({
         args.sandbox_id,
         {
           method: args.method?.toUpperCase() || undefined,
-          pathContains: args.path_contains || undefined,
+          pathContains: args.path_contains,
           since: from,
         },
         { timeoutSeconds: args.timeout_seconds, signal: ctx.signal },

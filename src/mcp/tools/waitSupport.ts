@@ -1,5 +1,6 @@
 // Shared by the wait tools: progress every 5 s while blocked, and `since`/`after` turned into one instant.
 import { AppError } from '../../core/errors.ts';
+import { instant } from '../../core/schemas.ts';
 import type { ToolContext } from '../toolkit.ts';
 import { ToolError } from '../toolkit.ts';
 
@@ -27,14 +28,17 @@ export async function withProgress<T>(
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The later of `since` and `after` (an item id: strictly after it; an instant: from it on). */
+/**
+ * The later of `since` and `after` (an item id: strictly after it; an instant: from it on). An instant is
+ * read with core's `instant`, so `after` takes exactly the instants `since` takes.
+ */
 export async function startingPoint(
-  since: string | undefined,
+  since: Date | undefined,
   after: string | undefined,
   receivedAtOf: (id: string) => Promise<Date>,
 ): Promise<Date | undefined> {
   const points: Date[] = [];
-  if (since !== undefined) points.push(new Date(since));
+  if (since !== undefined) points.push(since);
   if (after !== undefined && after !== '') {
     if (UUID.test(after)) {
       try {
@@ -49,13 +53,20 @@ export async function startingPoint(
         }
         throw err;
       }
-    } else if (!Number.isNaN(Date.parse(after))) points.push(new Date(after));
-    else
-      throw new ToolError(
-        'INVALID_ARGUMENT',
-        `after "${after}" is neither an item id nor an ISO instant`,
-        'Pass the id of an email/request you already handled, or an ISO 8601 instant',
-      );
+    } else {
+      const parsed = instant.safeParse(after);
+      if (!parsed.success) {
+        const range = parsed.error.issues.find((i) => i.code === 'custom')?.message;
+        throw new ToolError(
+          'INVALID_ARGUMENT',
+          range === undefined
+            ? `after "${after}" is neither an item id nor an ISO instant`
+            : `after "${after}" is an instant that ${range}`,
+          'Pass the id of an email/request you already handled, or an ISO 8601 instant such as 2026-01-31T12:00:00Z',
+        );
+      }
+      points.push(parsed.data);
+    }
   }
   if (points.length === 0) return undefined;
   return new Date(Math.max(...points.map((d) => d.getTime())));

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Core } from '../../core/core.ts';
-import { attachmentIndex, listMessagesQuery, updateMessageInput, uuid } from '../../core/schemas.ts';
+import { attachmentIndex, updateMessageInput, uuid } from '../../core/schemas.ts';
 import { parseInput } from '../../core/validation.ts';
 import { sendDownload } from '../download.ts';
 import { messageDetailDto, messageSummaryDto, pageDto } from '../mappers.ts';
@@ -17,8 +17,10 @@ export function messageRoutes(app: FastifyInstance, core: Core): void {
 
   app.get(base, async (request) => {
     const { sandboxId } = parseInput(sandboxParams, request.params, 'path');
-    const query = parseInput(listMessagesQuery, request.query, 'query string');
-    return pageDto(await messages.list(request.principal.workspaceId, sandboxId, query), messageSummaryDto);
+    return pageDto(
+      await messages.list(request.principal.workspaceId, sandboxId, request.query as Record<string, unknown>),
+      messageSummaryDto,
+    );
   });
 
   app.delete(base, async (request, reply) => {
