@@ -7,7 +7,7 @@ import type { EventBus } from '../events.ts';
 import { LiveSandboxCache, type LiveEntry } from '../liveSandboxCache.ts';
 import {
   chooseRuleWithin,
-  compileRules,
+  compileRulesInSlices,
   fallbackRule,
   type CompiledRule,
   type RuleMatch,
@@ -131,7 +131,7 @@ export function createCaptureService(
       workspaceId: row.workspace_id,
       version: row.version,
       expiresAt: row.expires_at,
-      rules: compileRules(row.mocks),
+      rules: await compileRulesInSlices(row.mocks),
     };
     cache.set(entry);
     return entry;

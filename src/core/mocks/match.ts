@@ -2,6 +2,7 @@
 // method and path pattern match, else the fallback rule, else none (the default reply). Regex rules run
 // only on paths up to MAX_REGEX_PATH characters and within a per-request time budget, so no request can
 // hold the event loop for long whatever rules a sandbox has.
+import { setImmediate } from 'node:timers/promises';
 import { compilePattern, type CompiledPattern, type Segment } from './pattern.ts';
 import { parseTemplate, type TemplatePart } from './template.ts';
 import type { StoredMockRule } from './types.ts';
@@ -21,16 +22,16 @@ export interface RuleMatch {
 /** A regex rule never sees a longer path: it does not match it (and the reply says so). */
 export const MAX_REGEX_PATH = 2048;
 /**
- * Matching a request's rules may take about this long; then the remaining rules are skipped and the
- * fallback (or the default reply) answers. With MAX_REGEX_PROGRAM (pattern.ts) and MAX_REGEX_PATH bounding one regex
- * run to a few ms, a request holds the event loop for at most this plus one run.
+ * Regex matching for one request may take about this long; then the remaining rules are skipped and the
+ * fallback (or the default reply) answers. MAX_REGEX_PROGRAM (pattern.ts) and MAX_REGEX_PATH keep one run
+ * near 5 ms, so a request holds the event loop for at most this plus one run.
  */
 export const MATCH_BUDGET_MS = 5;
 /**
- * A generous ceiling on the cost of one regex step (an instruction over a character), about 5x what the
- * worst pattern costs here. A run is charged its measured time, but never more than its size allows, so a
- * pause of the whole process (GC, the OS running something else) in the middle of a cheap rule cannot
- * spend the budget of an innocent request.
+ * A ceiling on the cost of one regex step (an instruction over a character), 2..4x what the worst pattern
+ * costs here. A run is charged its measured time, but never more than its size allows, so a pause of the
+ * whole process (GC, the OS running something else) in the middle of a cheap rule cannot spend the budget
+ * of an innocent request.
  */
 const MAX_NS_PER_STEP = 100;
 
@@ -39,24 +40,44 @@ const MAX_NS_PER_STEP = 100;
  * exception is a regex saved before the size limit existed: it is kept but never matches.
  */
 export function compileRules(rules: StoredMockRule[]): CompiledRule[] {
-  return rules.map((rule) => {
-    let pattern = compilePattern(rule.pattern);
-    if (!pattern.ok && pattern.tooLarge === true) pattern = { ok: true, pattern: { kind: 'never' } };
-    if (!pattern.ok) throw new Error(`stored rule ${rule.id} has an invalid pattern: ${pattern.message}`);
-    const template = (text: string) => {
-      const parsed = parseTemplate(text);
-      if (!parsed.ok) throw new Error(`stored rule ${rule.id} has an invalid template: ${parsed.message}`);
-      return parsed.parts;
-    };
-    return {
-      rule,
-      pattern: pattern.pattern,
-      body: rule.body === null ? null : template(rule.body),
-      headers: Object.entries(rule.headers).map(
-        ([name, value]) => [name, template(value)] as [string, TemplatePart[]],
-      ),
-    };
-  });
+  return rules.map(compileRule);
+}
+
+/**
+ * compileRules for the capture path, yielding to the event loop every couple of milliseconds: 100 regex
+ * rules compiled from scratch (after a restart, or on another instance) cost tens of milliseconds, which
+ * must not be one block.
+ */
+export async function compileRulesInSlices(rules: StoredMockRule[], sliceMs = 2): Promise<CompiledRule[]> {
+  const out: CompiledRule[] = [];
+  let sliceStart = performance.now();
+  for (const rule of rules) {
+    out.push(compileRule(rule));
+    if (performance.now() - sliceStart > sliceMs) {
+      await setImmediate();
+      sliceStart = performance.now();
+    }
+  }
+  return out;
+}
+
+function compileRule(rule: StoredMockRule): CompiledRule {
+  let pattern = compilePattern(rule.pattern);
+  if (!pattern.ok && pattern.tooLarge === true) pattern = { ok: true, pattern: { kind: 'never' } };
+  if (!pattern.ok) throw new Error(`stored rule ${rule.id} has an invalid pattern: ${pattern.message}`);
+  const template = (text: string) => {
+    const parsed = parseTemplate(text);
+    if (!parsed.ok) throw new Error(`stored rule ${rule.id} has an invalid template: ${parsed.message}`);
+    return parsed.parts;
+  };
+  return {
+    rule,
+    pattern: pattern.pattern,
+    body: rule.body === null ? null : template(rule.body),
+    headers: Object.entries(rule.headers).map(
+      ([name, value]) => [name, template(value)] as [string, TemplatePart[]],
+    ),
+  };
 }
 
 function decodeSegment(segment: string): string {

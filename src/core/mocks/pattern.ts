@@ -4,10 +4,11 @@ import { RE2JS } from 're2js';
 
 /**
  * The largest regex program (re2js instructions) a rule may compile to. RE2 is linear in the input, but each
- * input character can cost a step per instruction: about 20 ns each here, so 200 instructions over a
- * 2,048-character path stay under 10 ms even for the worst pattern. Real path regexes compile to 10..80.
+ * input character can cost a step per instruction, 25..50 ns each here: 128 instructions over a
+ * 2,048-character path (MAX_REGEX_PATH) stay near 5 ms for the worst pattern. The regexes people write for
+ * paths compile to 10..80 (a UUID spelled out with counted classes is about 45).
  */
-export const MAX_REGEX_PROGRAM = 200;
+export const MAX_REGEX_PROGRAM = 128;
 
 export type Segment =
   | { type: 'literal'; value: string }
@@ -217,10 +218,31 @@ function compileRegex(source: string): PatternResult {
   return { ok: true, pattern: { kind: 'regex', regex, groupNames, programSize } };
 }
 
+/**
+ * Compiled regexes by source, shared by every sandbox: saving rules compiles them, and loading the rules for
+ * the capture path then finds them here. A compile costs up to a millisecond, a rule list has up to 100.
+ * Entries are small (a program of at most MAX_REGEX_PROGRAM instructions); least recently used go first.
+ */
+const regexCache = new Map<string, PatternResult>();
+const REGEX_CACHE_ENTRIES = 500;
+
+function cachedRegex(source: string): PatternResult {
+  const hit = regexCache.get(source);
+  if (hit !== undefined) {
+    regexCache.delete(source);
+    regexCache.set(source, hit);
+    return hit;
+  }
+  const result = compileRegex(source);
+  regexCache.set(source, result);
+  if (regexCache.size > REGEX_CACHE_ENTRIES) regexCache.delete(regexCache.keys().next().value as string);
+  return result;
+}
+
 export function compilePattern(pattern: string | null | undefined): PatternResult {
   if (isAnyPattern(pattern)) return { ok: true, pattern: { kind: 'any' } };
   const text = (pattern as string).trim();
-  if (text.startsWith('regex:')) return compileRegex(text.slice('regex:'.length));
+  if (text.startsWith('regex:')) return cachedRegex(text.slice('regex:'.length));
   if (text.includes('?') || text.includes('#')) {
     return {
       ok: false,
