@@ -57,6 +57,7 @@ const envSchema = z.object({
       .optional(),
   ),
   SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30),
   TRUSTED_PROXIES: optionalString,
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -93,6 +94,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** How often TTL and retention sweeps run. */
   sweepIntervalSeconds: number;
+  /** The API listener's time to receive a whole request (headers and body) before it closes the connection. */
+  requestTimeoutSeconds: number;
   /** Addresses/CIDRs (or loopback, linklocal, uniquelocal) whose X-Forwarded-For is believed. */
   trustedProxies: string[];
   retentionDays: number;
@@ -151,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     }),
     redisUrl: e.REDIS_URL,
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
+    requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     trustedProxies: (e.TRUSTED_PROXIES ?? '')
       .split(',')
       .map((p) => p.trim())

@@ -2,15 +2,17 @@
 // API keys as REST, and Host/Origin checks against DNS rebinding when bound to loopback.
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthResult, Principal } from '../core/apiKeys.ts';
 import type { Core } from '../core/core.ts';
+import { duplicateCredentialMessage, presentedCredential } from '../core/credentials.ts';
 import { inProcessBackend } from './backend.ts';
+import { sameServerCheck } from './originCheck.ts';
 import { buildMcpServer } from './server.ts';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
+const MCP_BODY_LIMIT = 1024 * 1024;
 
 const REFUSALS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   missing:
@@ -20,13 +22,6 @@ const REFUSALS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   revoked: 'The API key has been revoked. Configure another key.',
   expired: 'The API key has expired. Create a new one.',
 };
-
-function presentedKey(request: FastifyRequest): string | undefined {
-  const auth = request.headers.authorization;
-  if (auth !== undefined) return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth)?.[1] ?? ' ';
-  const header = request.headers['x-api-key'];
-  return typeof header === 'string' ? header.trim() : header === undefined ? undefined : ' ';
-}
 
 async function sendWebResponse(reply: FastifyReply, res: Response): Promise<FastifyReply> {
   reply.code(res.status);
@@ -63,26 +58,49 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
   const loopbackOnly = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host);
   const allowed = [...new Set([...LOOPBACK, core.config.publicSmtpHost])];
 
+  /** Who sent each request: authenticated in onRequest, before a byte of the body is read. */
+  const principals = new WeakMap<FastifyRequest, Principal>();
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = presentedCredential(request.raw.rawHeaders);
+    if (!presented.ok) {
+      return reply
+        .code(400)
+        .type('application/problem+json')
+        .send({
+          type: 'urn:sandtrap:problem:validation-error',
+          title: 'Invalid request',
+          status: 400,
+          detail: duplicateCredentialMessage(presented.header),
+          instance: request.url,
+          requestId: request.id,
+          errors: [{ path: presented.header, message: 'sent more than once' }],
+        });
+    }
+    const auth = await core.apiKeys.authenticate(presented.key, request.ip);
+    if (auth.ok) return void principals.set(request, auth.principal);
+    reply.header(
+      'WWW-Authenticate',
+      `Bearer realm="sandtrap"${auth.reason === 'missing' ? '' : ', error="invalid_token"'}`,
+    );
+    return reply.code(401).type('application/problem+json').send({
+      type: 'urn:sandtrap:problem:unauthorized',
+      title: 'Unauthorized',
+      status: 401,
+      detail: REFUSALS[auth.reason],
+      instance: request.url,
+      requestId: request.id,
+    });
+  };
+
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: '/mcp',
-    onRequest: loopbackOnly ? [hostHeaderValidation(allowed), originValidation(allowed)] : [],
+    // JSON-RPC messages are small; tool arguments (mock rule lists) fit well under this.
+    bodyLimit: MCP_BODY_LIMIT,
+    onRequest: loopbackOnly ? [sameServerCheck(allowed), authenticate] : [authenticate],
     async handler(request, reply) {
-      const auth = await core.apiKeys.authenticate(presentedKey(request), request.ip);
-      if (!auth.ok) {
-        reply.header(
-          'WWW-Authenticate',
-          `Bearer realm="sandtrap"${auth.reason === 'missing' ? '' : ', error="invalid_token"'}`,
-        );
-        return reply.code(401).type('application/problem+json').send({
-          type: 'urn:sandtrap:problem:unauthorized',
-          title: 'Unauthorized',
-          status: 401,
-          detail: REFUSALS[auth.reason],
-          instance: request.url,
-          requestId: request.id,
-        });
-      }
+      const principal = principals.get(request);
+      if (principal === undefined) throw new Error('MCP request without an authenticated principal');
       if (request.method !== 'POST') {
         return reply
           .code(405)
@@ -94,7 +112,7 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
           });
       }
       const controller = new AbortController();
-      const keyId = auth.principal.keyId;
+      const keyId = principal.keyId;
       const registered: string[] = [];
       for (const message of messagesOf(request.body)) {
         const cancelled = message.params?.requestId;
@@ -124,10 +142,10 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
       const res = await handler.fetch(webRequest, {
         parsedBody: request.body,
         authInfo: {
-          token: auth.principal.keyPrefix,
-          clientId: auth.principal.keyId,
+          token: principal.keyPrefix,
+          clientId: principal.keyId,
           scopes: [],
-          extra: { principal: auth.principal },
+          extra: { principal },
         },
       });
       return sendWebResponse(reply, res);

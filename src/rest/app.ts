@@ -29,6 +29,13 @@ export interface ApiOptions {
 
 /** Mock rule lists can reach 100 rules of 64 KB bodies. */
 const BODY_LIMIT = 8 * 1024 * 1024;
+const HEADERS_TIMEOUT_MS = 10_000;
+const IDLE_SOCKET_MS = 120_000;
+/** Routes that hold a request open on purpose (waits up to 300 s, MCP calls that wait, event streams). */
+const HOLDING_SOCKET_MS = 330_000;
+const HOLDS_OPEN = /\/wait$|\/events$|^\/mcp$/;
+/** Open connections at most: 10,000 held waits plus room for everything else. */
+const MAX_CONNECTIONS = 20_000;
 
 export async function buildApi({
   core,
@@ -43,16 +50,24 @@ export async function buildApi({
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT,
-    // Long-poll waits may block up to 300 s; keep sockets open well past that.
-    requestTimeout: 0,
-    connectionTimeout: 0,
+    // Every request must arrive whole within this (a slow or stalled sender is cut off); answering may take
+    // longer: a wait's request is received at once and then held.
+    requestTimeout: core.config.requestTimeoutSeconds * 1000,
+    // A connection with no traffic at all is closed after this; waits and streams lift it for their request.
+    connectionTimeout: IDLE_SOCKET_MS,
     keepAliveTimeout: 72_000,
+    http: {
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, core.config.requestTimeoutSeconds * 1000),
+      connectionsCheckingInterval: 1_000,
+    },
     routerOptions: { ignoreTrailingSlash: true },
     clientErrorHandler: clientErrorHandler(logger as FastifyBaseLogger),
   });
 
+  app.server.maxConnections = MAX_CONNECTIONS;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (HOLDS_OPEN.test(request.routeOptions.url ?? '')) request.raw.socket.setTimeout(HOLDING_SOCKET_MS);
   });
   installErrorHandling(app);
 

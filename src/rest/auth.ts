@@ -1,7 +1,8 @@
 // API key authentication for /api/v1: `Authorization: Bearer <key>` or `X-Api-Key: <key>`.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AuthResult, Principal } from '../core/apiKeys.ts';
 import type { Core } from '../core/core.ts';
+import { duplicateCredentialMessage, presentedCredential } from '../core/credentials.ts';
 import { sendProblem } from './errorHandler.ts';
 import { problem } from './problem.ts';
 
@@ -20,22 +21,19 @@ const REASONS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   expired: 'The API key has expired. Create a new one with POST /api/v1/keys.',
 };
 
-/** Malformed header syntax counts as a malformed key, never as a missing one. */
-export function presentedKey(request: FastifyRequest): string | undefined {
-  const auth = request.headers.authorization;
-  if (auth !== undefined) {
-    const m = /^Bearer[ \t]+(\S*)[ \t]*$/i.exec(auth);
-    return m === null ? ' ' : m[1];
-  }
-  const header = request.headers['x-api-key'];
-  if (Array.isArray(header)) return ' ';
-  return header?.trim();
-}
-
 export function installAuth(app: FastifyInstance, core: Core): void {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request, reply) => {
-    const result = await core.apiKeys.authenticate(presentedKey(request), request.ip);
+    const presented = presentedCredential(request.raw.rawHeaders);
+    if (!presented.ok) {
+      return sendProblem(
+        reply,
+        problem('validation-error', duplicateCredentialMessage(presented.header), request.id, request.url, [
+          { path: presented.header, message: 'sent more than once' },
+        ]),
+      );
+    }
+    const result = await core.apiKeys.authenticate(presented.key, request.ip);
     if (result.ok) {
       request.principal = result.principal;
       return;

@@ -45,7 +45,10 @@ function refusalFor(code: string | undefined, message: string): Refusal {
 
 export function clientErrorHandler(log: FastifyBaseLogger) {
   return (err: NodeJS.ErrnoException, socket: Socket): void => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+    // A response already went out on this socket (a refusal sent before the body was read): just close.
+    const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+      ?.headersSent;
+    if (err.code === 'ECONNRESET' || !socket.writable || answered === true) {
       socket.destroy();
       return;
     }

@@ -32,7 +32,7 @@ function lockAddress(dataDir: string): { address: string; file: string | undefin
   return { address: `\0sandtrap-lock-${digest}`, file: undefined };
 }
 
-type Probe = { owner: string } | 'no-owner';
+type Probe = { owner: string } | 'no-owner' | 'unclear';
 
 /** Connects to the lock: a live owner answers with `<pid> <nonce>`; a socket nobody listens on refuses. */
 function probe(address: string): Promise<Probe> {
@@ -55,6 +55,8 @@ function probe(address: string): Promise<Probe> {
       // ECONNREFUSED: a socket file left by a dead owner, or an old-style pid file. ENOENT: gone meanwhile.
       if (err.code === 'ECONNREFUSED' || err.code === 'ENOENT' || err.code === 'ENOTSOCK') {
         resolveProbe('no-owner');
+      } else if (err.code === 'ECONNRESET' || err.code === 'EPIPE') {
+        resolveProbe('unclear'); // an owner dying at this very moment: look again
       } else reject(err);
     });
   });
@@ -107,6 +109,10 @@ export async function lockDataDir(dataDir: string): Promise<DirLock> {
     server.unref(); // the lock must not keep a finished CLI command alive
     if ((await listen(server, address)) === 'ok') return held(server, false);
     const found = await probe(address);
+    if (found === 'unclear') {
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
     if (found !== 'no-owner') throw lockedError(dataDir, found.owner);
     // Nobody listens: its owner died (or it is an old-style pid file); the kernel already let go of it.
     if (file === undefined) continue; // an abstract name is free again once its owner is gone
@@ -116,7 +122,7 @@ export async function lockDataDir(dataDir: string): Promise<DirLock> {
     if ((await listen(server, spare)) !== 'ok') continue;
     renameSync(spare, file);
     const reached = await probe(file);
-    if (reached !== 'no-owner' && reached.owner === identity) return held(server, true);
+    if (typeof reached === 'object' && reached.owner === identity) return held(server, true);
     server.close();
   }
   throw new StoreLockedError(

@@ -1,0 +1,110 @@
+// Keyless clients cannot make the API listener hold memory or connections: /mcp and /api/v1 authenticate
+// before reading a body, and a request that does not arrive whole within REQUEST_TIMEOUT_SECONDS is closed.
+// 200 sockets each push 4 MB of a never-finished body without a key; the server's RSS stays within 50 MB of
+// idle and every socket is closed by the server within the timeout. A real `serve` process, so its RSS is
+// its own.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { cleanupProcesses, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+
+const SOCKETS = 200;
+const PUSHED_BYTES = 4 * 1024 * 1024;
+const TIMEOUT_SECONDS = 4;
+
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+/** A socket that sends headers declaring an 8 MB body, pushes `PUSHED_BYTES` of it, then stalls. */
+function stalledUpload(port: number, path: string, chunk: Buffer) {
+  const socket = net.connect(port, '127.0.0.1');
+  let closedAt: number | undefined;
+  let answer = '';
+  socket.on('data', (d) => (answer += d.toString('latin1')));
+  socket.on('error', () => undefined);
+  socket.on('close', () => (closedAt = Date.now()));
+  socket.on('connect', async () => {
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+        'Accept: application/json, text/event-stream\r\nContent-Length: 8388608\r\n\r\n',
+    );
+    for (let sent = 0; sent < PUSHED_BYTES && !socket.destroyed; sent += chunk.length) {
+      if (!socket.write(chunk)) await new Promise((r) => socket.once('drain', r));
+    }
+  });
+  return {
+    socket,
+    get closedAt() {
+      return closedAt;
+    },
+    get answer() {
+      return answer;
+    },
+  };
+}
+
+describe('slow and stalled keyless clients on the API listener', () => {
+  let server: ServerProcess;
+  before(async () => {
+    server = await startServerProcess({ env: { REQUEST_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS) } });
+    await server.waitHealthy(20_000);
+  });
+  after(() => cleanupProcesses());
+
+  test('200 stalled 8 MB uploads without a key: RSS within 50 MB of idle, all closed within the timeout', async () => {
+    // Warm up the routes so idle already includes their code.
+    for (const path of ['/mcp', '/api/v1/sandboxes']) {
+      await fetch(`${server.apiUrl}${path}`, { method: 'POST', body: '{}' }).then((r) => r.arrayBuffer());
+    }
+    await sleep(500);
+    const pid = server.child.pid as number;
+    const idle = rssMb(pid);
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const startedAt = Date.now();
+    const uploads = Array.from({ length: SOCKETS }, (_, i) =>
+      stalledUpload(server.ports.api, i % 2 === 0 ? '/mcp' : '/api/v1/sandboxes', chunk),
+    );
+    let peak = idle;
+    while (
+      uploads.some((u) => u.closedAt === undefined) &&
+      Date.now() - startedAt < (TIMEOUT_SECONDS + 8) * 1000
+    ) {
+      peak = Math.max(peak, rssMb(pid));
+      await sleep(100);
+    }
+    const open = uploads.filter((u) => u.closedAt === undefined).length;
+    for (const u of uploads) u.socket.destroy();
+    assert.equal(
+      open,
+      0,
+      `${open} of ${SOCKETS} stalled sockets were still open after ${TIMEOUT_SECONDS + 8} s`,
+    );
+    const lastClosed = Math.max(...uploads.map((u) => u.closedAt ?? 0)) - startedAt;
+    assert.ok(lastClosed <= (TIMEOUT_SECONDS + 5) * 1000, `the last socket closed after ${lastClosed} ms`);
+    assert.ok(peak - idle < 50, `RSS grew from ${idle.toFixed(0)} to ${peak.toFixed(0)} MB`);
+    // Each was told why before it was cut off: 401 for the missing key, never a silent read of 8 MB.
+    const answered = uploads.filter((u) => u.answer.startsWith('HTTP/1.1 401')).length;
+    assert.equal(answered, SOCKETS, `${SOCKETS - answered} sockets got no 401`);
+    assert.equal((await fetch(`${server.apiUrl}/healthz`)).status, 200);
+  });
+
+  test('a connection that never completes its headers is closed too', async () => {
+    const socket = net.connect(server.ports.api, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((r) => socket.once('connect', r));
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    socket.write('GET /api/v1/whoami HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const started = Date.now();
+    await new Promise((r) => socket.once('close', r));
+    assert.ok(Date.now() - started < (TIMEOUT_SECONDS + 3) * 1000, `closed after ${Date.now() - started} ms`);
+    // In the documented shape, with a request id.
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    assert.match(answer, /Content-Type: application\/problem\+json/);
+    assert.match(answer, /X-Request-Id: /);
+  });
+});
