@@ -67,8 +67,9 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>, 
   return {
     smtpMessagesPerIp: limiter('smtp-ip', l.smtpPerIp, 60, on, redis),
     smtpMessagesPerWorkspace: limiter('smtp-ws', l.smtpPerWorkspace, 60, on, redis),
-    /** Failed SMTP AUTH per client IP: 10 in 10 minutes, then AUTH is refused until the window passes. */
-    smtpAuthFailuresPerIp: limiter('smtp-auth', 10, 600, on, redis),
+    /** Failed SMTP AUTH per client address and username: 10 in 10 minutes, then AUTH as that username from
+     * that address is refused until the window passes; other usernames from the address are not affected. */
+    smtpAuthFailures: limiter('smtp-auth', 10, 600, on, redis),
     capturePerIp: limiter('capture-ip', l.capturePerIp, 60, on, redis),
     capturePerWorkspace: limiter('capture-ws', l.capturePerWorkspace, 60, on, redis),
   };

@@ -43,11 +43,14 @@ export function createCaptureSmtpServer({
     session: SMTPServerSession,
   ): Promise<MailTarget> {
     if (!session.secure) throw replies.startTlsFirst();
-    const throttled = await core.limits.smtpAuthFailuresPerIp.check(session.remoteAddress);
+    // Failures count per address AND username: a shared NAT or CI runner where someone mistyped another
+    // sandbox's password must not lock out every sandbox from that address.
+    const failureKey = `${session.remoteAddress}|${(auth.username ?? '').toLowerCase()}`;
+    const throttled = await core.limits.smtpAuthFailures.check(failureKey);
     if (!throttled.ok) throw replies.authThrottled(throttled.retryAfterSeconds);
     const target = await core.smtpAccess.authenticate(auth.username ?? '', auth.password ?? '');
     if (target !== undefined) return target;
-    await core.limits.smtpAuthFailuresPerIp.consume(session.remoteAddress);
+    await core.limits.smtpAuthFailures.consume(failureKey);
     const failures = (authFailures.get(session.id) ?? 0) + 1;
     authFailures.set(session.id, failures);
     log.info({ session: session.id, ip: session.remoteAddress, failures }, 'SMTP AUTH refused');

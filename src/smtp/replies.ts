@@ -22,7 +22,7 @@ export const replies = {
     ),
   tooManyAuthFailures: () => reply(421, '4.7.0', 'Too many failed logins; closing the connection'),
   authThrottled: (seconds: number) =>
-    reply(421, '4.7.0', `Too many failed logins from your address; retry in ${seconds} s`),
+    reply(421, '4.7.0', `Too many failed logins for this username from your address; retry in ${seconds} s`),
   rateLimited: (seconds: number) =>
     reply(421, '4.7.0', `Too many messages; nothing was kept, retry in ${seconds} s`),
   sandboxGone: () => reply(550, '5.7.1', 'The sandbox was deleted or has expired; nothing was kept'),

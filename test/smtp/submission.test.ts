@@ -856,7 +856,7 @@ describeEachStore('SMTP submission listener', (getStore, backend: StoreBackend) 
     });
 
     // After the message-rate test: this one leaves AUTH from 127.0.0.1 blocked for 10 minutes.
-    it('per connection: the 3rd failure is 421 4.7.0 and the connection closes; per IP: after 10, even a right password is 421', async () => {
+    it('per connection: the 3rd failure is 421 4.7.0 and the connection closes; per address and username: after 10, even a right password is 421, while other sandboxes from that address log in', async () => {
       const ws = await server.workspace();
       const sandbox = await ws.createSandbox();
       const wrong = plainAuth(sandbox.smtpUsername, 'wrong-password');
@@ -924,6 +924,22 @@ describeEachStore('SMTP submission listener', (getStore, backend: StoreBackend) 
       assert.equal(err.responseCode, 421);
       assert.match(err.response, /^421 4\.7\.0 /);
       assert.deepEqual(await listMessages(ws, sandbox.id), []);
+
+      // Another sandbox's right password from the same address is not locked out (a shared NAT or CI runner).
+      const neighbour = await ws.createSandbox({ name: 'neighbour' });
+      const other = await tlsWire();
+      try {
+        const r = await other.command(
+          `AUTH PLAIN ${plainAuth(neighbour.smtpUsername, neighbour.smtpPassword)}`,
+        );
+        assert.equal(r.code, 235, r.text);
+      } finally {
+        other.close();
+      }
+      const tn = transport(server.ports.smtp, neighbour);
+      await tn.sendMail({ from: 'a@s.test', to: 'b@r.test', subject: 'from the same NAT', text: 'x' });
+      tn.close();
+      assert.equal((await listMessages(ws, neighbour.id)).length, 1);
     });
   });
 
