@@ -1,0 +1,49 @@
+// The SQL of one lifecycle sweep, in one transaction: expired ephemeral sandboxes (their captures cascade) and
+// captures past retention. On PostgreSQL a transaction-scoped advisory lock lets one process sweep at a time.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+/** Arbitrary constant naming sandtrap's sweep lock among other users of advisory locks. */
+const SWEEP_LOCK_KEY = 0x5a7d_7a9;
+
+export interface SweptRows {
+  expiredSandboxIds: string[];
+  purgedMessages: number;
+  purgedRequests: number;
+}
+
+/** undefined when another process holds the sweep lock (nothing was done). */
+export async function sweepExpired(
+  db: Kysely<Database>,
+  now: Date,
+  retentionCutoff: Date,
+  useAdvisoryLock: boolean,
+): Promise<SweptRows | undefined> {
+  return db.transaction().execute(async (trx) => {
+    if (useAdvisoryLock) {
+      const lock = await sql<{
+        ok: boolean;
+      }>`select pg_try_advisory_xact_lock(${SWEEP_LOCK_KEY}) as ok`.execute(trx);
+      if (lock.rows[0]?.ok !== true) return undefined;
+    }
+    const expired = await trx
+      .deleteFrom('sandboxes')
+      .where('expires_at', 'is not', null)
+      .where('expires_at', '<=', now)
+      .returning('id')
+      .execute();
+    const messages = await trx
+      .deleteFrom('messages')
+      .where('received_at', '<', retentionCutoff)
+      .executeTakeFirst();
+    const requests = await trx
+      .deleteFrom('requests')
+      .where('received_at', '<', retentionCutoff)
+      .executeTakeFirst();
+    return {
+      expiredSandboxIds: expired.map((r) => r.id),
+      purgedMessages: Number(messages.numDeletedRows),
+      purgedRequests: Number(requests.numDeletedRows),
+    };
+  });
+}
