@@ -1,7 +1,6 @@
 // Which sandbox a capture request is for: the Host `<id>.<CAPTURE_DOMAIN>`, or else a first path segment
 // that is a sandbox id (recorded path without it), for local use where wildcard names do not resolve.
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_PATTERN } from '../core/random.ts';
 
 export interface Routed {
   sandboxId: string;
@@ -32,10 +31,10 @@ export function routeCapture(
   const suffix = `.${captureDomain}`;
   if (hostname.endsWith(suffix)) {
     const label = hostname.slice(0, -suffix.length);
-    if (UUID.test(label)) return { sandboxId: label, path, query };
+    if (UUID_PATTERN.test(label)) return { sandboxId: label, path, query };
   }
   const match = /^\/([^/]+)(\/.*)?$/.exec(path);
-  if (match !== null && UUID.test(match[1] as string)) {
+  if (match !== null && UUID_PATTERN.test(match[1] as string)) {
     return { sandboxId: (match[1] as string).toLowerCase(), path: match[2] ?? '/', query };
   }
   return undefined;

@@ -1,5 +1,6 @@
 // Page size rules and opaque keyset cursors (created time + id) shared by every list.
 import { invalidInput } from './errors.ts';
+import { UUID_PATTERN } from './random.ts';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -19,8 +20,6 @@ export interface PageRequest {
   cursor: Cursor | undefined;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 export function encodeCursor(c: Cursor): string {
   return Buffer.from(`${c.at.getTime()}:${c.id}`).toString('base64url');
 }
@@ -32,7 +31,7 @@ export function decodeCursor(raw: string): Cursor {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(raw)) throw bad;
   const text = Buffer.from(raw, 'base64url').toString('utf8');
   const match = /^(\d{1,15}):(.+)$/.exec(text);
-  if (match === null || !UUID.test(match[2] ?? '')) throw bad;
+  if (match === null || !UUID_PATTERN.test(match[2] ?? '')) throw bad;
   return { at: new Date(Number(match[1])), id: match[2] as string };
 }
 

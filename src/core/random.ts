@@ -1,7 +1,10 @@
-// Identifiers and secrets from the platform CSPRNG.
+// Identifiers and secrets from the platform CSPRNG, and the shape of an id.
 import { randomBytes, randomUUID } from 'node:crypto';
 
 export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** An id as sandtrap issues them (lower case) or accepts them (any case): ids in paths, hosts, cursors. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function newId(): string {
   return randomUUID();

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthResult, Principal } from '../core/apiKeys.ts';
 import type { Core } from '../core/core.ts';
 import { duplicateCredentialMessage, presentedCredential } from '../core/credentials.ts';
+import { problem } from '../core/problem.ts';
 import { inProcessBackend } from './backend.ts';
 import { sameServerCheck } from './originCheck.ts';
 import { buildMcpServer } from './server.ts';
@@ -63,18 +64,14 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const presented = presentedCredential(request.raw.rawHeaders);
     if (!presented.ok) {
-      return reply
-        .code(400)
-        .type('application/problem+json')
-        .send({
-          type: 'urn:sandtrap:problem:validation-error',
-          title: 'Invalid request',
-          status: 400,
-          detail: duplicateCredentialMessage(presented.header),
-          instance: request.url,
-          requestId: request.id,
-          errors: [{ path: presented.header, message: 'sent more than once' }],
-        });
+      const body = problem(
+        'validation-error',
+        duplicateCredentialMessage(presented.header),
+        request.id,
+        request.url,
+        [{ path: presented.header, message: 'sent more than once' }],
+      );
+      return reply.code(400).type('application/problem+json').send(body);
     }
     const auth = await core.apiKeys.authenticate(presented.key, request.ip);
     if (auth.ok) return void principals.set(request, auth.principal);
@@ -82,14 +79,8 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
       'WWW-Authenticate',
       `Bearer realm="sandtrap"${auth.reason === 'missing' ? '' : ', error="invalid_token"'}`,
     );
-    return reply.code(401).type('application/problem+json').send({
-      type: 'urn:sandtrap:problem:unauthorized',
-      title: 'Unauthorized',
-      status: 401,
-      detail: REFUSALS[auth.reason],
-      instance: request.url,
-      requestId: request.id,
-    });
+    const body = problem('unauthorized', REFUSALS[auth.reason], request.id, request.url);
+    return reply.code(401).type('application/problem+json').send(body);
   };
 
   app.route({

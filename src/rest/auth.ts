@@ -4,7 +4,7 @@ import type { AuthResult, Principal } from '../core/apiKeys.ts';
 import type { Core } from '../core/core.ts';
 import { duplicateCredentialMessage, presentedCredential } from '../core/credentials.ts';
 import { sendProblem } from './errorHandler.ts';
-import { problem } from './problem.ts';
+import { problem } from '../core/problem.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

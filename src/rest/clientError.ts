@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { problem, type ProblemSlug } from './problem.ts';
+import { problem, type ProblemSlug } from '../core/problem.ts';
 
 interface Refusal {
   status: number;

@@ -1,9 +1,13 @@
 // The one place where errors become HTTP answers: core errors, fastify's own errors, unknown routes, crashes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../core/errors.ts';
-import { problem, SLUG_OF_CODE, type ProblemBody } from './problem.ts';
+import type { components } from '../../openapi/schema.d.ts';
+import { problem, SLUG_OF_CODE, type ProblemBody } from '../core/problem.ts';
 
-export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {
+/** The published problem shape: core's body must stay assignable to it, so a drift fails to compile. */
+type PublishedProblem = components['schemas']['ValidationProblem'] & { requestId: string };
+
+export function sendProblem(reply: FastifyReply, body: ProblemBody & PublishedProblem): FastifyReply {
   return reply
     .code(body.status ?? 500)
     .type('application/problem+json')

@@ -1,10 +1,7 @@
-// Correlation ids: keep a well-formed incoming X-Request-Id, else mint a UUID.
-import { randomUUID } from 'node:crypto';
+// Correlation ids for the API listener: fastify's genReqId, from the incoming X-Request-Id when well formed.
 import type { IncomingMessage } from 'node:http';
-
-const WELL_FORMED = /^[A-Za-z0-9._-]{1,128}$/;
+import { requestIdFrom } from '../core/problem.ts';
 
 export function requestIdFor(req: IncomingMessage): string {
-  const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && WELL_FORMED.test(incoming) ? incoming : randomUUID();
+  return requestIdFrom(req.headers['x-request-id']);
 }

@@ -1,8 +1,17 @@
-// Problem details (RFC 9457): the fixed type URIs and titles, and the mapping from core error codes.
-import type { ErrorCode, FieldError } from '../core/errors.ts';
-import type { components } from '../../openapi/schema.d.ts';
+// Problem details (RFC 9457), the one shape every HTTP door (REST, MCP, capture) answers errors in: the fixed
+// type URIs and titles, the mapping from core's error codes, and well-formed correlation ids.
+import { randomUUID } from 'node:crypto';
+import type { ErrorCode, FieldError } from './errors.ts';
 
-export type ProblemBody = components['schemas']['ValidationProblem'] & { requestId: string };
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  requestId: string;
+  errors?: FieldError[];
+}
 
 export type ProblemSlug =
   | 'validation-error'
@@ -62,4 +71,11 @@ export function problem(
     requestId,
     ...(errors === undefined ? {} : { errors }),
   };
+}
+
+const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Keeps a well-formed incoming X-Request-Id (1-128 of A-Z a-z 0-9 . _ -), else mints a UUID. */
+export function requestIdFrom(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
