@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthResult, Principal } from '../core/apiKeys.ts';
 import type { Core } from '../core/core.ts';
 import { duplicateCredentialMessage, presentedCredential } from '../core/credentials.ts';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../core/http/views.ts';
 import { problem } from '../core/problem.ts';
 import { inProcessBackend } from './backend.ts';
 import { sameServerCheck } from './originCheck.ts';
@@ -82,6 +83,24 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
     const body = problem('unauthorized', REFUSALS[auth.reason], request.id, request.url);
     return reply.code(401).type('application/problem+json').send(body);
   };
+
+  // JSON-RPC bodies are parsed here (this scope only) so a message nested past the bound that every parsed view
+  // keeps is refused with 400 before the SDK's recursive validators could overflow the stack.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    const source = text as string;
+    if (jsonDeeperThan(source, MAX_JSON_DEPTH)) {
+      const err = new Error(
+        `The JSON-RPC message nests deeper than ${MAX_JSON_DEPTH} levels; send a flatter message.`,
+      ) as Error & { statusCode: number };
+      err.statusCode = 400;
+      return done(err);
+    }
+    try {
+      done(null, source === '' ? undefined : (JSON.parse(source) as unknown));
+    } catch (err) {
+      done(Object.assign(err as Error, { statusCode: 400 }));
+    }
+  });
 
   app.route({
     method: ['POST', 'GET', 'DELETE'],

@@ -154,6 +154,17 @@ describe('small doors', () => {
     assert.match(String(res.headers['content-type']), /application\/problem\+json/);
   });
 
+  it('/mcp refuses a JSON-RPC message nested 100,000 deep with 400 problem+json, and keeps serving', async () => {
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sandboxes","arguments":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`;
+    const auth: [string, string] = ['Authorization', `Bearer ${ws.key}`];
+    const res = await rawRequest(server.ports.api, 'POST', '/mcp', [...MCP_HEADERS, auth], deep);
+    assert.equal(res.status, 400, res.body.slice(0, 300));
+    assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+    assert.match((JSON.parse(res.body) as { detail: string }).detail, /nests deeper than/);
+    const ok = await rawRequest(server.ports.api, 'POST', '/mcp', [...MCP_HEADERS, auth], INIT);
+    assert.equal(ok.status, 200);
+  });
+
   it('/api-docs: CSP with frame-ancestors none, nosniff, and no key kept in localStorage', async () => {
     const page = await fetch(`${server.apiUrl}/api-docs/static/index.html`);
     assert.equal(page.status, 200);
