@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { MAX_PAGE_SIZE } from './pagination.ts';
 
 /**
- * int32 fields also accept a string of decimal digits, as the spec allows. The bounds are repeated as
+ * int32 fields also accept a string of decimal digits, as the spec allows; a digit string reads like the same
+ * number sent as JSON (up to 16 digits, past which no bound here is reachable). The bounds are repeated as
  * metadata so the JSON Schema that MCP clients see (the input side: number or digit string) still shows them.
  */
 export function intField(min: number, max: number) {
@@ -13,7 +14,7 @@ export function intField(min: number, max: number) {
       z.number(),
       z
         .string()
-        .regex(/^-?\d{1,10}$/, 'must be an integer')
+        .regex(/^-?\d{1,16}$/, 'must be an integer')
         .transform(Number),
     ])
     .pipe(z.number().int('must be an integer').min(min).max(max))
@@ -33,6 +34,14 @@ export function text() {
       (v) => v.isWellFormed(),
       'cannot contain a lone surrogate (an unpaired \\uD800-\\uDFFF escape); send well-formed Unicode text',
     );
+}
+
+/**
+ * `text()` of at most `max` characters. JSON Schema shows a pipe's input side only, so the bound is repeated
+ * as metadata for the MCP clients that read it.
+ */
+export function textMax(max: number, message = `at most ${max} characters`) {
+  return text().pipe(z.string().max(max, message)).meta({ maxLength: max });
 }
 
 /**
@@ -71,14 +80,15 @@ export const MAX_TAGS = 50;
 export const tags = z
   .record(
     text().pipe(z.string().min(1, 'tag keys cannot be empty').max(64, 'tag keys are at most 64 characters')),
-    text().pipe(z.string().max(256, 'tag values are at most 256 characters')),
+    textMax(256, 'tag values are at most 256 characters'),
     { error: keyMessage },
   )
-  .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`);
+  .refine((t) => Object.keys(t).length <= MAX_TAGS, `at most ${MAX_TAGS} tags`)
+  .meta({ maxProperties: MAX_TAGS, propertyNames: { type: 'string', minLength: 1, maxLength: 64 } });
 
-export const sandboxName = text().pipe(
-  z.string().trim().min(1, 'cannot be empty').max(64, 'at most 64 characters'),
-);
+export const sandboxName = text()
+  .pipe(z.string().trim().min(1, 'cannot be empty').max(64, 'at most 64 characters'))
+  .meta({ minLength: 1, maxLength: 64 });
 
 export const createSandboxInput = z
   .object({
@@ -108,12 +118,12 @@ export type UpdateSandboxInput = z.output<typeof updateSandboxInput>;
 export const MAX_MOCK_RULES = 100;
 export const mockRuleInput = z.object({
   id: uuid.nullish(),
-  name: text().pipe(z.string().max(120, 'at most 120 characters')).nullish(),
-  method: text().pipe(z.string().max(16, 'at most 16 characters')).nullish(),
-  pattern: text().pipe(z.string().max(512, 'at most 512 characters')).nullish(),
+  name: textMax(120).nullish(),
+  method: textMax(16).nullish(),
+  pattern: textMax(512).nullish(),
   statusCode: intField(100, 599),
   headers: z.record(text(), text(), { error: keyMessage }).nullish(),
-  body: text().pipe(z.string().max(65536, 'at most 65536 characters')).nullish(),
+  body: textMax(65536).nullish(),
   isFallback: z.boolean().nullish(),
 });
 export type MockRuleInput = z.output<typeof mockRuleInput>;
@@ -142,7 +152,7 @@ export const pageQuery = z.object({
 
 /** A page of a list with free-text search (`q`). */
 export const searchPageQuery = pageQuery.extend({
-  q: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
+  q: textMax(200).optional(),
 });
 
 /** A query string carries "true"/"false"; a JSON argument (MCP) carries the boolean itself. */
@@ -151,8 +161,8 @@ const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((
 });
 
 export const listMessagesQuery = pageQuery.extend({
-  q: text().pipe(z.string().max(200, 'at most 200 characters')).optional(),
-  capturedFor: text().pipe(z.string().max(320, 'at most 320 characters')).optional(),
+  q: textMax(200).optional(),
+  capturedFor: textMax(320).optional(),
   since: instant.optional(),
   isRead: queryBoolean.optional(),
 });
@@ -167,8 +177,7 @@ const timeoutSeconds = intField(0, 300).default(30);
 
 /** An empty filter value filters nothing, the same for items already captured and for arrivals. */
 const waitFilter = (max: number) =>
-  text()
-    .pipe(z.string().max(max, `at most ${max} characters`))
+  textMax(max)
     .optional()
     .transform((v) => (v === '' ? undefined : v));
 

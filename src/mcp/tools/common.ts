@@ -1,12 +1,11 @@
 // Parameter schemas shared by several tools: core's field schemas (so the same values are refused as over
 // REST), with descriptions written for the agent that fills them in.
 import { z } from 'zod';
-import { pageQuery, text, uuid } from '../../core/schemas.ts';
+import { pageQuery, textMax, uuid } from '../../core/schemas.ts';
 
 export const sandboxId = uuid.describe('The sandbox id (from create_sandbox or list_sandboxes).');
 
-export const after = text()
-  .pipe(z.string().max(200, 'at most 200 characters'))
+export const after = textMax(200)
   .optional()
   .describe(
     'Only items newer than this: an email/request id you already handled, or an ISO instant. Prevents returning a stale code.',

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { emailItemOf, extractFromBody as extract, requestItemOf } from '../../core/extract/index.ts';
 import { defineTool } from '../toolkit.ts';
-import { text, uuid } from '../../core/schemas.ts';
+import { textMax, uuid } from '../../core/schemas.ts';
 import { hint, ID_NAMES, sandboxId } from './common.ts';
 import { resolveItem } from './itemRef.ts';
 
@@ -18,10 +18,7 @@ export const extractFromBody = defineTool({
     email_id: uuid.optional().describe('The email to read; default the newest.'),
     request_id: uuid.optional().describe('A captured request to read instead of an email.'),
     mode: z.enum(['links', 'regex', 'json_path', 'header', 'text']),
-    pattern: text()
-      .pipe(z.string().max(1024, 'at most 1024 characters'))
-      .optional()
-      .describe('The regex, JSON path or header name, depending on mode.'),
+    pattern: textMax(1024).optional().describe('The regex, JSON path or header name, depending on mode.'),
     part: z
       .enum(['text', 'html', 'subject'])
       .optional()

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { extractOtp as extract, otpInputOf } from '../../core/extract/index.ts';
 import { defineTool } from '../toolkit.ts';
-import { text, uuid } from '../../core/schemas.ts';
+import { textMax, uuid } from '../../core/schemas.ts';
 import { hint, ID_NAMES, sandboxId } from './common.ts';
 import { resolveItem } from './itemRef.ts';
 
@@ -17,10 +17,7 @@ export const extractOtp = defineTool({
     sandbox_id: sandboxId,
     email_id: uuid.optional().describe('The email to read; default the newest.'),
     request_id: uuid.optional().describe('A captured request to read instead of an email.'),
-    pattern: text()
-      .pipe(z.string().max(512, 'at most 512 characters'))
-      .optional()
-      .describe('RE2 regex with exactly one capture group around the code.'),
+    pattern: textMax(512).optional().describe('RE2 regex with exactly one capture group around the code.'),
   }),
   outputSchema: z.object({
     status: z.enum(['found', 'ambiguous', 'not_found']),
