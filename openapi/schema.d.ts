@@ -542,6 +542,14 @@ export interface components {
          *     `regex:<RE2>` matches the whole path (linear-time engine); named groups become `path.<group>`.
          *     `?` or `#` in a non-regex pattern, or a regex that does not compile, is 400.
          *
+         *     **Regex limits** (so no rule can stall the server): a regex may compile to at most 128
+         *     instructions (a counted repetition like `{30}` copies what it repeats and nested ones
+         *     multiply, so `((.*a){30}){30}b` is 4,563); a larger one is 400 naming `mocks[i].pattern`.
+         *     A regex rule never sees a path over 2,048 characters: it does not match it, and the reply
+         *     carries `X-Sandtrap-Match: path-too-long`. Regex matching of one request has a budget of
+         *     about 5 ms; when it runs out the remaining rules are skipped, the fallback rule (or the
+         *     default reply) answers, and the reply carries `X-Sandtrap-Match: budget-exhausted`.
+         *
          *     **Choice**: the first non-fallback rule, in list order, whose method and pattern match; else
          *     the fallback rule (at most one, and its method and pattern must be empty/any); else the
          *     default reply `200`, `Content-Type: application/json`, body `{}`. A rule without a
@@ -554,7 +562,10 @@ export interface components {
          *     body or form fields), `{{query.x}}`, `{{header.x}}`, `{{path.x}}`. Optional default
          *     `{{query.x ?? "none"}}` and filters `|json`, `|url`, `|base64`, `|html`. A missing value
          *     renders empty (`null` under `|json`); objects render as compact JSON; inserted text is
-         *     never re-scanned. Header values may not render CR or LF.
+         *     never re-scanned. Header values may not render CR or LF. A JSON body nested deeper than 100
+         *     levels has no parsed view: every `body.<path>` is missing (`{{body}}` still has the text).
+         *     A template that fails for a request is answered `500` with `X-Sandtrap-Error` saying why,
+         *     and the request is recorded.
          */
         MockRuleInput: {
             /**
@@ -738,7 +749,8 @@ export interface components {
             bodyEncoding?: "utf8" | "base64";
             /**
              * @description Additive: the body parsed as JSON when it is JSON (by `Content-Type` or by shape), else null.
-             *     Malformed JSON is kept raw in `body` and has no parsed view here.
+             *     Malformed JSON is kept raw in `body` and has no parsed view here, and so is JSON nested
+             *     deeper than 100 levels (`bodyNote` then says so).
              */
             json?: unknown;
             /**
@@ -758,9 +770,11 @@ export interface components {
              */
             bodyDecoding: "none" | "decoded" | "cut" | "failed";
             /**
-             * @description Additive: one sentence for people saying what `bodyDecoding` means for this request; null when
-             *     `bodyDecoding` is `none`.
+             * @description Additive: for people, what `bodyDecoding` means for this request and, when the body nests
+             *     deeper than 100 levels, why `json` is null (two sentences joined with "; " when both apply);
+             *     null when there is nothing to say.
              * @example decoded from gzip (812 bytes as sent, 2048 decoded)
+             * @example the body nests deeper than 100 levels, so it is not parsed (json is null); the body is kept as sent
              * @example decoded from gzip; the decoded view is cut at 5 MB (the raw request has every byte as sent)
              * @example could not decode br: Decompression failed; body shown as sent
              */
