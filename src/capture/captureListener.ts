@@ -1,35 +1,26 @@
 // The HTTP capture listener: any method, path and body sent to a sandbox is recorded exactly as received
 // (raw header list, raw bytes) and answered by its mock rules, after the record is committed. It serves
 // nothing else and never sets a cookie of its own.
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import proxyaddr from 'proxy-addr';
 import { MAX_CAPTURE_BODY_BYTES } from '../core/http/capture.ts';
 import type { Core } from '../core/core.ts';
 import { isAppError } from '../core/errors.ts';
+import { problem, requestIdFrom, type ProblemSlug } from '../core/problem.ts';
 import { discardBody } from './linger.ts';
 import { routeCapture } from './routing.ts';
 
-const WELL_FORMED_ID = /^[A-Za-z0-9._-]{1,128}$/;
-
-function problem(
-  res: ServerResponse,
-  status: number,
-  title: string,
-  detail: string,
-  extra: Record<string, string> = {},
-) {
-  const slug =
-    { 404: 'not-found', 413: 'payload-too-large', 429: 'rate-limited', 503: 'unavailable' }[status] ??
-    'internal';
+/** Refusals in the one problem+json shape every door uses; capture replies never set a cookie. */
+function refuse(res: ServerResponse, slug: ProblemSlug, detail: string, extra: Record<string, string> = {}) {
   const requestId = res.getHeader('X-Request-Id') as string;
-  res.writeHead(status, {
+  const body = problem(slug, detail, requestId, res.req.url ?? '/');
+  res.writeHead(body.status, {
     'Content-Type': 'application/problem+json',
     'X-Content-Type-Options': 'nosniff',
     ...extra,
   });
-  res.end(JSON.stringify({ type: `urn:sandtrap:problem:${slug}`, title, status, detail, requestId }));
+  res.end(JSON.stringify(body));
 }
 
 function pairs(raw: string[]): Array<[string, string]> {
@@ -72,19 +63,14 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
   async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
     // A refused client that was told nothing may still send its body: don't keep that connection.
     if (expectsContinue) res.setHeader('Connection', 'close');
-    const incoming = req.headers['x-request-id'];
-    res.setHeader(
-      'X-Request-Id',
-      typeof incoming === 'string' && WELL_FORMED_ID.test(incoming) ? incoming : randomUUID(),
-    );
+    res.setHeader('X-Request-Id', requestIdFrom(req.headers['x-request-id']));
     const routed = routeCapture(req.headers.host, req.url ?? '/', domain);
     const sourceIp = proxyaddr(req, trust) || null;
     if (routed === undefined) {
       discardBody(req);
-      return problem(
+      return refuse(
         res,
-        404,
-        'Not found',
+        'not-found',
         `No sandbox here: send to <sandbox id>.${domain} or /<sandbox id>/... on this port.`,
       );
     }
@@ -92,21 +78,16 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     if (!admission.ok) {
       discardBody(req);
       if (admission.reason === 'not_found') {
-        return problem(
-          res,
-          404,
-          'Not found',
-          'No such sandbox: it was deleted, has expired, or never existed.',
-        );
+        return refuse(res, 'not-found', 'No such sandbox: it was deleted, has expired, or never existed.');
       }
-      return problem(res, 429, 'Too many requests', 'Over the capture rate limit; nothing was recorded.', {
+      return refuse(res, 'rate-limited', 'Over the capture rate limit; nothing was recorded.', {
         'Retry-After': String(admission.retryAfterSeconds),
       });
     }
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > MAX_CAPTURE_BODY_BYTES) {
       discardBody(req);
-      return problem(res, 413, 'Payload too large', 'The body is over 5 MB; nothing was recorded.');
+      return refuse(res, 'payload-too-large', 'The body is over 5 MB; nothing was recorded.');
     }
     if (expectsContinue) {
       res.removeHeader('Connection');
@@ -116,7 +97,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     if (body === 'aborted') return;
     if (body === 'too-big') {
       discardBody(req);
-      return problem(res, 413, 'Payload too large', 'The body is over 5 MB; nothing was recorded.');
+      return refuse(res, 'payload-too-large', 'The body is over 5 MB; nothing was recorded.');
     }
     const reply = await core.capture.record(admission.target, {
       method: req.method ?? 'GET',
@@ -129,10 +110,9 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
       sourceIp,
     });
     if (reply === undefined) {
-      return problem(
+      return refuse(
         res,
-        404,
-        'Not found',
+        'not-found',
         'The sandbox was deleted while the request arrived; nothing was recorded.',
       );
     }
@@ -163,10 +143,9 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
       else log.error({ err, url: req.url }, 'capture failed');
       if (res.headersSent) return void res.destroy();
       discardBody(req);
-      problem(
+      refuse(
         res,
-        503,
-        'Service unavailable',
+        'unavailable',
         unavailable
           ? `The database is unreachable; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`
           : 'The request could not be recorded; nothing was kept. Retry later.',

@@ -6,6 +6,7 @@ import { htmlToPlainText } from './lines.ts';
 import type { LinkKind } from './linkKind.ts';
 import { extractLinks } from './links.ts';
 import { compileRe2, findAll, inputError, snippet } from './re2.ts';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '../http/views.ts';
 
 export type ExtractMode = 'links' | 'regex' | 'json_path' | 'header' | 'text';
 export type EmailPart = 'text' | 'html' | 'subject';
@@ -82,7 +83,8 @@ function requirePattern(mode: ExtractMode, pattern: string | undefined, example:
 }
 
 function parseJson(text: string | null): unknown {
-  if (text === null) return undefined;
+  // The same depth bound as every parsed view: past it the text is not JSON to extraction either.
+  if (text === null || jsonDeeperThan(text, MAX_JSON_DEPTH)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
