@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, it } from 'node:test';
-import { Worker } from 'node:worker_threads';
 import { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { components } from '../../openapi/schema.d.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import { healthProber } from '../helpers/healthProber.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Detail = components['schemas']['RequestDetail'];
@@ -28,69 +28,14 @@ const MAX_REGEX_PATH = 2048;
 // ---------------------------------------------------------------------------------------------------------
 // /healthz, probed from a worker thread: its clock and event loop are not the server's.
 
-interface Probe {
-  start: number;
-  end: number;
-  status: number;
-}
-
-function healthProber(url: string) {
-  const worker = new Worker(
-    `
-    const { parentPort, workerData } = require('node:worker_threads');
-    const http = require('node:http');
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const clock = () => performance.timeOrigin + performance.now();
-    let stopping = false;
-    parentPort.on('message', () => { stopping = true; });
-    const probe = () => new Promise((resolve) => {
-      const start = clock();
-      const req = http.get(workerData.url, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ start, end: clock(), status: res.statusCode }));
-      });
-      req.on('error', () => resolve({ start, end: clock(), status: 0 }));
-    });
-    (async () => {
-      while (!stopping) {
-        parentPort.postMessage(await probe());
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      agent.destroy();
-      parentPort.postMessage('done');
-    })();
-    `,
-    { eval: true, workerData: { url } },
-  );
-  const probes: Probe[] = [];
-  let onFirst: () => void = () => {};
-  let onDone: () => void = () => {};
-  const first = new Promise<void>((resolve) => (onFirst = resolve));
-  const done = new Promise<void>((resolve) => (onDone = resolve));
-  worker.on('message', (m: Probe | 'done') => {
-    if (m === 'done') return onDone();
-    probes.push(m);
-    onFirst();
-  });
-  return {
-    first,
-    async stop(): Promise<Probe[]> {
-      worker.postMessage('stop');
-      await done;
-      await worker.terminate();
-      return probes;
-    },
-  };
-}
-
 /** Runs `fn` while /healthz is probed; every probe must answer 200 within 100 ms. */
 async function probing(url: string, what: string, fn: () => Promise<void>): Promise<void> {
   const prober = healthProber(url);
-  await prober.first;
+  await prober.started;
   try {
     await fn();
   } finally {
-    const probes = await prober.stop();
+    const probes = await prober.stop(performance.timeOrigin + performance.now());
     assert.ok(probes.length >= 2, `/healthz was probed during ${what}`);
     assert.ok(
       probes.every((p) => p.status === 200),

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +14,7 @@ import type { components } from '../../openapi/schema.d.ts';
 import { sendCapture, type Got, type Sent } from '../helpers/captureClient.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { UUID_RE } from '../helpers/shapes.ts';
+import { healthProber } from '../helpers/healthProber.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { connectHttp, ok } from '../mcp/client.ts';
 
@@ -34,73 +34,7 @@ const pathOfAs = (length: number) => `/${'a'.repeat(length - 1)}`;
 const nestedObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 const nestedArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
-interface Probe {
-  /** performance.timeOrigin + performance.now(): comparable across threads. */
-  start: number;
-  end: number;
-  status: number;
-}
-
 const clock = () => performance.timeOrigin + performance.now();
-
-/**
- * Probes GET /healthz one request after another from a worker thread, whose clock and event loop the
- * server cannot stall, and reports each probe as it ends.
- */
-function healthProber(url: string) {
-  const worker = new Worker(
-    `
-    const { parentPort, workerData } = require('node:worker_threads');
-    const http = require('node:http');
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const clock = () => performance.timeOrigin + performance.now();
-    let stopping = false;
-    parentPort.on('message', () => { stopping = true; });
-    const probe = () => new Promise((resolve) => {
-      const start = clock();
-      const req = http.get(workerData.url, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ start, end: clock(), status: res.statusCode }));
-      });
-      req.on('error', () => resolve({ start, end: clock(), status: 0 }));
-    });
-    (async () => {
-      while (!stopping) {
-        parentPort.postMessage(await probe());
-        await new Promise((r) => setTimeout(r, 2));
-      }
-      agent.destroy();
-      parentPort.postMessage('done');
-    })();
-    `,
-    { eval: true, workerData: { url } },
-  );
-  const probes: Probe[] = [];
-  const waiters: Array<() => void> = [];
-  let onDone: () => void = () => {};
-  const done = new Promise<void>((resolve) => (onDone = resolve));
-  worker.on('message', (m: Probe | 'done') => {
-    if (m === 'done') return onDone();
-    probes.push(m);
-    for (const w of waiters.splice(0)) w();
-  });
-  /** Resolves once a probe that started after `at` has ended. */
-  const probedAfter = async (at: number) => {
-    while (!probes.some((p) => p.start > at)) await new Promise<void>((r) => waiters.push(r));
-  };
-  return {
-    probes,
-    started: probedAfter(0),
-    /** Waits for one probe after `windowEnd`, stops, and returns every probe. */
-    async stop(windowEnd: number): Promise<Probe[]> {
-      await probedAfter(windowEnd);
-      worker.postMessage('stop');
-      await done;
-      await worker.terminate();
-      return probes;
-    },
-  };
-}
 
 /**
  * Runs `round` (at least `minRounds` times, and until two /healthz probes from another thread fell inside,
