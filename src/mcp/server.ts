@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { isAppError } from '../core/errors.ts';
 import { RemoteInternalError, type McpBackend } from './backend.ts';
 import { ToolError, type ToolContext, type ToolDefinition } from './toolkit.ts';
-import { renamePath } from './tools/coreArgs.ts';
+import { renamePath, renamePathsIn } from './tools/coreArgs.ts';
 import { tools } from './tools/index.ts';
 
 export const SERVER_INSTRUCTIONS = `sandtrap captures email and HTTP requests from the app you are testing; nothing is delivered or forwarded.
@@ -102,9 +102,10 @@ export function errorResult(
   if (err instanceof ToolError) return result(`${err.code}: ${err.message.replace(/\.$/, '')}. ${err.next}`);
   if (!isAppError(err)) return internalResult(err, tool.name, scope);
   // Field messages already quoted by the main message are not repeated; paths use the tool's argument names.
+  const names = tool.coreNames ?? {};
   const fields = err.errors
     ?.filter((e) => !err.message.includes(e.message))
-    .map((e) => `${renamePath(e.path, tool.coreNames ?? {})} ${e.message}`)
+    .map((e) => `${renamePath(e.path, names)} ${renamePathsIn(e.message, names)}`)
     .join('; ');
   const what = `${err.message.replace(/\.$/, '')}${fields ? ` (${fields})` : ''}`;
   return result(`${err.code.toUpperCase()}: ${what}. ${NEXT_STEP[err.code] ?? ''}`.trim());

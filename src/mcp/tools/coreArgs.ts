@@ -96,3 +96,10 @@ export function renamePath(path: string, coreToArg: ArgNames): string {
     })
     .join('.');
 }
+
+/** Renames the core paths a message quotes (`mocks[0] is already the fallback` -> `rules[0] ...`). */
+export function renamePathsIn(message: string, coreToArg: ArgNames): string {
+  return message.replace(/\b[A-Za-z_]\w*(?:\[\d+\])+(?:\.[A-Za-z_]\w*)*/g, (path) =>
+    renamePath(path, coreToArg),
+  );
+}
