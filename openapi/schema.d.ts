@@ -686,6 +686,8 @@ export interface components {
             htmlBody: string | null;
             headers: components["schemas"]["NameValue"][];
             attachments: components["schemas"]["AttachmentInfo"][];
+            /** @description Null when the whole message was parsed. Otherwise why the parsed fields (subject, from, to, bodies, headers, attachments) are incomplete or empty: header fields past the limits of a header section (20,000 lines or 2 MB; the fields that say what the message is are kept), a part that could not be decoded, or a message the parser could not read at all (then every parsed field is empty and `from` is the envelope sender). The message is stored either way, and `/raw` has every byte as received. */
+            parseError: string | null;
         };
         RequestSummary: {
             /** Format: uuid */

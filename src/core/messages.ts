@@ -38,6 +38,8 @@ export interface MessageDetail extends Omit<MessageSummary, 'preview' | 'attachm
   htmlBody: string | null;
   headers: NameValue[];
   attachments: AttachmentInfo[];
+  /** Why the parsed fields are incomplete or empty; null when the message was read in full. */
+  parseError: string | null;
 }
 
 /** A parsed message list query; `list` takes it, or the query as sent (parsing a parsed one gives the same). */
@@ -69,6 +71,7 @@ export function toMessageDetail(r: MessageDetailRow): MessageDetail {
     htmlBody: r.html_body,
     headers: r.headers,
     attachments: r.attachments,
+    parseError: r.parse_error,
   };
 }
 
@@ -134,13 +137,10 @@ export function createMessageService(db: Kysely<Database>, clock: Clock) {
       index: number,
     ): Promise<{ info: AttachmentInfo; content: Buffer }> {
       const raw = await this.raw(workspaceId, sandboxId, messageId);
-      const chunks: Buffer[] = [];
-      const parts = await runParser(raw, (i, chunk) => {
-        if (i === index) chunks.push(chunk);
-      });
+      const parts = await runParser(raw, index);
       const info = parts.attachments[index];
       if (info === undefined) throw notFound(`Attachment ${index} of this message`);
-      return { info, content: Buffer.concat(chunks) };
+      return { info, content: parts.content ?? Buffer.alloc(0) };
     },
   };
 }

@@ -118,6 +118,7 @@ export function messageDetailDto(m: MessageDetail): Schemas['MessageDetail'] {
     htmlBody: m.htmlBody,
     headers: m.headers,
     attachments: m.attachments,
+    parseError: m.parseError,
   };
 }
 

@@ -22,6 +22,7 @@ export const MESSAGE_DETAIL_KEYS = [
   'htmlBody',
   'id',
   'isRead',
+  'parseError',
   'receivedAt',
   'sizeBytes',
   'subject',

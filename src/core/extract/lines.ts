@@ -1,130 +1,9 @@
 // Turns mail bodies into visible lines of text (one block per line), remembering which spans the
-// sender emphasised, because OTP templates put the code in bold or large type.
-import { decodeEntities } from './entities.ts';
-import { htmlTokens, parseAttributes } from './htmlTokens.ts';
+// sender emphasised, because OTP templates put the code in bold or large type. HTML goes through the
+// shared HTML-to-text (src/core/text/htmlToText.ts), the same one message previews use.
+import { htmlToText, ZERO_WIDTH, type TextLine } from '../text/htmlToText.ts';
 
-export interface TextLine {
-  text: string;
-  /** Emphasised [start, end) ranges within `text`, sorted. */
-  emph: Array<[number, number]>;
-}
-
-const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'caption', 'center', 'dd', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header',
-  'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'tbody', 'td', 'tfoot', 'th',
-  'thead', 'tr', 'ul', 'body', 'html',
-]); // prettier-ignore
-
-const VOID = new Set([
-  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr',
-]); // prettier-ignore
-
-const EMPHASIS_TAGS = new Set(['b', 'strong', 'h1', 'h2', 'h3', 'code', 'pre', 'tt', 'kbd', 'samp', 'big']);
-
-/** Deeper nesting than this is junk; bounding the search for an open element keeps closing tags O(1). */
-const MAX_CLOSE_SEARCH = 64;
-const MAX_STACK = 1024;
-
-const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff\u00ad\u034f]/g;
-
-/** Whether inline CSS makes an element stand out: bold, large, letter-spaced or monospaced text. */
-export function styleEmphasis(style: string): boolean {
-  // Inline styles are short; a bound keeps the scans below cheap on hostile input.
-  const css = style.slice(0, 2000).toLowerCase();
-  if (/font-weight\s*:\s*(bold|bolder|[6-9]00)/.test(css)) return true;
-  if (/letter-spacing\s*:\s*0*[1-9]/.test(css) || /letter-spacing\s*:\s*0*\.[1-9]/.test(css)) return true;
-  if (/font-family\s*:[^;]*(monospace|courier|consolas|menlo)/.test(css)) return true;
-  if (/font-size\s*:\s*(x+-)?large/.test(css)) return true;
-  const size = /font-size\s*:\s*([0-9]{1,4}(?:\.[0-9]{1,4})?)\s*(px|pt|em|rem|%)?/.exec(css);
-  if (size === null) return false;
-  const value = Number(size[1]);
-  switch (size[2]) {
-    case 'pt':
-      return value >= 14;
-    case 'em':
-    case 'rem':
-      return value >= 1.3;
-    case '%':
-      return value >= 130;
-    default:
-      return value >= 18;
-  }
-}
-
-function elementEmphasis(name: string, attrs: string): boolean {
-  if (EMPHASIS_TAGS.has(name)) return true;
-  if (!attrs.includes('=')) return false;
-  const parsed = parseAttributes(attrs);
-  const style = parsed.get('style');
-  if (style !== undefined && styleEmphasis(style)) return true;
-  const size = name === 'font' ? Number.parseInt(parsed.get('size') ?? '', 10) : NaN;
-  return size >= 5;
-}
-
-class LineBuilder {
-  readonly lines: TextLine[] = [];
-  private text = '';
-  private emph: Array<[number, number]> = [];
-
-  append(chunk: string, emphasised: boolean): void {
-    let piece = chunk;
-    if (piece.startsWith(' ') && (this.text === '' || this.text.endsWith(' '))) piece = piece.slice(1);
-    if (piece === '') return;
-    const start = this.text.length;
-    this.text += piece;
-    if (!emphasised) return;
-    const last = this.emph[this.emph.length - 1];
-    if (last !== undefined && last[1] === start) last[1] = this.text.length;
-    else this.emph.push([start, this.text.length]);
-  }
-
-  flush(): void {
-    const lead = this.text.length - this.text.trimStart().length;
-    const text = this.text.trim();
-    if (text !== '') {
-      const emph = this.emph
-        .map(([s, e]): [number, number] => [Math.max(0, s - lead), Math.min(text.length, e - lead)])
-        .filter(([s, e]) => e > s);
-      this.lines.push({ text, emph });
-    }
-    this.text = '';
-    this.emph = [];
-  }
-}
-
-/** Visible text of an HTML body, one block element per line, whitespace collapsed as a browser would. */
-export function htmlToLines(html: string): TextLine[] {
-  const out = new LineBuilder();
-  const stack: Array<{ name: string; emph: boolean }> = [];
-  let emphDepth = 0;
-  for (const token of htmlTokens(html)) {
-    if (token.type === 'text') {
-      const text = decodeEntities(token.text)
-        .replace(ZERO_WIDTH, '')
-        .replace(/[\s\u00a0]+/g, ' ');
-      out.append(text, emphDepth > 0);
-      continue;
-    }
-    const { name } = token;
-    if (BLOCK.has(name)) out.flush();
-    else if (name === 'img' || name === 'input') out.append(' ', false);
-    if (token.closing) {
-      const floor = Math.max(0, stack.length - MAX_CLOSE_SEARCH);
-      for (let k = stack.length - 1; k >= floor; k--) {
-        if (stack[k]?.name !== name) continue;
-        for (const popped of stack.splice(k)) if (popped.emph) emphDepth--;
-        break;
-      }
-    } else if (!token.selfClosing && !VOID.has(name) && stack.length < MAX_STACK) {
-      const emph = elementEmphasis(name, token.attrs);
-      stack.push({ name, emph });
-      if (emph) emphDepth++;
-    }
-  }
-  out.flush();
-  return out.lines;
-}
+export { htmlToLines, styleEmphasis, type TextLine } from '../text/htmlToText.ts';
 
 /** Lines of a plain-text part; no emphasis is known. */
 export function textToLines(text: string): TextLine[] {
@@ -141,7 +20,5 @@ export function textToLines(text: string): TextLine[] {
 
 /** The visible text of HTML as a plain string, one block per line. */
 export function htmlToPlainText(html: string): string {
-  return htmlToLines(html)
-    .map((l) => l.text)
-    .join('\n');
+  return htmlToText(html);
 }

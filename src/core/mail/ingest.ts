@@ -49,6 +49,7 @@ function rowsFor(mail: ParsedMail): Array<NewMessageRow & LiveRow> {
     attachment_count: parsed.attachments.length,
     size_bytes: mail.raw.byteLength,
     raw: mail.raw,
+    parse_error: parsed.parseError,
   }));
 }
 

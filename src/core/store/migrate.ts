@@ -10,6 +10,7 @@ import * as m004 from './migrations/004_search_indexes.ts';
 import * as m005 from './migrations/005_search_words.ts';
 import * as m006 from './migrations/006_toast_lz4.ts';
 import * as m007 from './migrations/007_embedded_statistics.ts';
+import * as m008 from './migrations/008_message_parse_error.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '005_search_words': m005,
   '006_toast_lz4': m006,
   '007_embedded_statistics': m007,
+  '008_message_parse_error': m008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -68,6 +68,8 @@ export interface MessagesTable {
   size_bytes: number;
   is_read: Generated<boolean>;
   raw: Uint8Array;
+  /** Why the parsed fields are incomplete or empty; null when the message was read in full. */
+  parse_error: string | null;
 }
 
 export interface RequestsTable {

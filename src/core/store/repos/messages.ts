@@ -61,9 +61,10 @@ const MESSAGE_COLUMNS: ReadonlyArray<TypedColumn<NewMessageRow>> = [
   ['attachment_count', 'integer'],
   ['size_bytes', 'bigint'],
   ['raw', 'bytea'],
+  ['parse_error', 'text'],
 ];
 
-/** Rows per statement: 16 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
+/** Rows per statement: 17 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
 const INSERT_CHUNK = 1000;
 
 /**
@@ -153,6 +154,7 @@ const DETAIL_COLUMNS = [
   'html_body',
   'headers',
   'attachments',
+  'parse_error',
 ] as const;
 
 export async function findMessage(
