@@ -35,8 +35,9 @@ const loneSurrogate = fc
   .tuple(fc.string({ maxLength: 4 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 4 }))
   .map(([a, unit, b]) => `${a}${String.fromCharCode(unit)}${b}`);
 
+// Lone surrogates are the likeliest to pass every type check and reach a store, so they come up most often.
 const hostileString = fc.oneof(
-  loneSurrogate,
+  { weight: 4, arbitrary: loneSurrogate },
   fc.constantFrom('\u0000', 'a\u0000b', '', ' ', '\ud83d', '\ude00', '😀\ud800', '\ud800\udc00'),
   fc.constantFrom(
     '0000-01-01T00:00:00Z',
@@ -86,8 +87,27 @@ function validValue(schema: Record<string, any>, name: string, ids: Ids): fc.Arb
     email_id: ids.messageId,
     request_id: ids.requestId,
   };
-  if (known[name] !== undefined) return fc.oneof(fc.constant(known[name]), fc.uuid());
+  if (known[name] !== undefined) {
+    return fc.oneof({ weight: 4, arbitrary: fc.constant(known[name]) }, { weight: 1, arbitrary: fc.uuid() });
+  }
   if (name === 'after') return fc.constantFrom(ids.messageId, ids.requestId, '2026-01-01T00:00:00Z');
+  // Values a schema cannot describe but core checks (tokens, patterns, Latin-1 headers): valid ones, so that a
+  // single hostile value elsewhere is the only thing wrong.
+  if (name === 'method' && schema.type !== undefined) return fc.constantFrom('GET', 'post', 'ANY', '', null);
+  if (name === 'pattern' && Array.isArray(schema.type)) {
+    return fc.constantFrom('/a', '/users/{id}', '/files/*', '/**', 'regex:^/v[0-9]+$', null);
+  }
+  if (name === 'headers') {
+    return fc.dictionary(
+      fc.constantFrom('X-A', 'Content-Type', 'X-Trace'),
+      fc.stringMatching(/^[ -~]{0,10}$/),
+      {
+        maxKeys: 2,
+      },
+    );
+  }
+  if (name === 'status_code')
+    return fc.oneof(fc.integer({ min: 100, max: 599 }), fc.constantFrom('201', '404'));
   const options = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(options))
     return fc.oneof(...options.map((o: any) => validValue({ ...schema, anyOf: undefined, ...o }, name, ids)));
@@ -121,10 +141,16 @@ function validValue(schema: Record<string, any>, name: string, ids: Ids): fc.Arb
       });
     case 'object': {
       const props = Object.entries<any>(schema.properties ?? {});
-      if (props.length > 0) return argsFor(schema, ids, 1);
-      return fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 20 }), {
-        maxKeys: 3,
-      });
+      if (props.length > 0) {
+        return fc.record(Object.fromEntries(props.map(([k, v]) => [k, validValue(v, k, ids)])), {
+          requiredKeys: schema.required ?? [],
+        });
+      }
+      const text = fc.oneof(
+        { weight: 3, arbitrary: fc.string({ maxLength: 20 }) },
+        { weight: 1, arbitrary: hostileString },
+      );
+      return fc.dictionary(text, text, { maxKeys: 3 });
     }
     default:
       return fc.jsonValue({ maxDepth: 1 });
@@ -132,26 +158,79 @@ function validValue(schema: Record<string, any>, name: string, ids: Ids): fc.Arb
 }
 
 /** An argument object: each argument valid, hostile or left out (a required one rarely). */
-function argsFor(schema: Record<string, any>, ids: Ids, depth = 0): fc.Arbitrary<Record<string, unknown>> {
+function argsFor(schema: Record<string, any>, ids: Ids): fc.Arbitrary<Record<string, unknown>> {
   const required = new Set<string>(schema.required ?? []);
   const entries = Object.entries<any>(schema.properties ?? {}).map(([name, prop]) => {
+    // Text arguments also get hostile text of the right type, which passes type checks and reaches core.
+    const text = [prop.type, ...(prop.anyOf ?? []).map((o: any) => o.type)].flat().includes('string');
     let value = fc.oneof(
       { weight: 3, arbitrary: validValue(prop, name, ids) },
-      { weight: depth === 0 ? 2 : 1, arbitrary: hostile },
+      { weight: text ? 2 : 0, arbitrary: hostileString },
+      { weight: 2, arbitrary: hostile },
     );
-    // A wait must never block the run: every accepted timeout is 0.
-    if (name === 'timeout_seconds')
+    if (name === 'timeout_seconds') {
+      // A wait must never block the run: every accepted timeout is 0, and it is never left to its 30 s default.
       value = value.map((v) => (typeof v === 'number' || /^\d+$/.test(String(v)) ? 0 : v));
-    // Left out, timeout_seconds would default to 30 s.
-    const arb =
-      required.has(name) || name === 'timeout_seconds'
-        ? fc.oneof({ weight: 9, arbitrary: value }, { weight: 1, arbitrary: fc.constant(undefined) })
-        : fc.option(value, { nil: undefined, freq: 2 });
+      return [name, value] as const;
+    }
+    const arb = required.has(name)
+      ? fc.oneof({ weight: 9, arbitrary: value }, { weight: 1, arbitrary: fc.constant(undefined) })
+      : fc.option(value, { nil: undefined, freq: 2 });
     return [name, arb] as const;
   });
   return fc
     .record(Object.fromEntries(entries))
     .map((args) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined)));
+}
+
+type Path = Array<string | number>;
+
+/** Every place a value can be corrupted: each leaf, and each object (to gain a hostile key). */
+function places(value: unknown, path: Path = [], out: Array<{ path: Path; leaf: boolean }> = []) {
+  if (Array.isArray(value)) value.forEach((v, i) => places(v, [...path, i], out));
+  else if (typeof value === 'object' && value !== null) {
+    out.push({ path, leaf: false });
+    for (const [k, v] of Object.entries(value)) places(v, [...path, k], out);
+  } else out.push({ path, leaf: true });
+  return out;
+}
+
+function replaced(value: unknown, path: Path, make: (old: unknown) => unknown): unknown {
+  if (path.length === 0) return make(value);
+  const [head, ...rest] = path as [string | number, ...Path];
+  if (Array.isArray(value)) return value.map((v, i) => (i === head ? replaced(v, rest, make) : v));
+  const obj = value as Record<string, unknown>;
+  return { ...obj, [head]: replaced(obj[head], rest, make) };
+}
+
+/**
+ * Valid arguments with exactly one place made hostile (a string leaf gets hostile text, an object a hostile
+ * key), so the bad value passes every other check and reaches as deep as it can.
+ */
+function oneBad(schema: Record<string, any>, ids: Ids): fc.Arbitrary<Record<string, unknown>> {
+  const valid = fc
+    .record(
+      Object.fromEntries(
+        Object.entries<any>(schema.properties ?? {}).map(([name, prop]) => [
+          name,
+          name === 'timeout_seconds' ? fc.constant(0) : validValue(prop, name, ids),
+        ]),
+      ),
+      { requiredKeys: schema.required ?? [] },
+    )
+    .map((args) => ({
+      ...args,
+      ...('timeout_seconds' in (schema.properties ?? {}) ? { timeout_seconds: 0 } : {}),
+    }));
+  return fc.tuple(valid, fc.nat(), hostileString, hostile).map(([args, n, text, any]) => {
+    const all = places(args).filter((p) => p.path.length > 0 && p.path[0] !== 'timeout_seconds');
+    const at = all[n % Math.max(all.length, 1)];
+    if (at === undefined) return args;
+    return replaced(args, at.path, (old) => {
+      if (!at.leaf) return { ...(old as object), [text]: 'v' };
+      return typeof old === 'string' ? text : any;
+    }) as Record<string, unknown>;
+  });
 }
 
 // ---- the REST request each tool call stands for ----
@@ -445,42 +524,45 @@ describeEachStore('MCP validation fuzz', (getStore) => {
       const tool = tools.find((t) => t.name === name);
       assert.ok(tool !== undefined, name);
       await fc.assert(
-        fc.asyncProperty(argsFor(tool.inputSchema, ids), async (generated) => {
-          const args = { ...generated };
-          // delete_sandbox never gets the fixture: a fresh sandbox stands in for a real id.
-          if (name === 'delete_sandbox' && args.sandbox_id === ids.sandboxId) {
-            args.sandbox_id = (await ws.createSandbox({ name: 'scratch' })).id;
-          }
-          const scratch = (await ws.createSandbox({ name: 'scratch' })).id;
-          for (const [door, client] of [
-            ['http', http],
-            ['stdio backend', remote],
-          ] as const) {
-            const before = WRITES.has(name) ? await state() : '';
-            const { refused, text } = await callChecked(client, tool, args, door);
-            if (refused && WRITES.has(name)) {
-              assert.equal(
-                await state(),
-                before,
-                `${door} ${name}: a refused call changed nothing (${text})`,
-              );
+        fc.asyncProperty(
+          fc.oneof(argsFor(tool.inputSchema, ids), oneBad(tool.inputSchema, ids)),
+          async (generated) => {
+            const args = { ...generated };
+            // delete_sandbox never gets the fixture: a fresh sandbox stands in for a real id.
+            if (name === 'delete_sandbox' && args.sandbox_id === ids.sandboxId) {
+              args.sandbox_id = (await ws.createSandbox({ name: 'scratch' })).id;
             }
-            for (const call of restFor(name, args, scratch)) {
-              const res = await ws.api(call.url, {
-                method: call.method,
-                ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-              });
-              await res.arrayBuffer();
-              if (res.status === 400) {
-                assert.ok(
-                  refused && /^INVALID_(INPUT|ARGUMENT): /.test(text),
-                  `${door} ${name} ${JSON.stringify(args)?.slice(0, 300)}: REST refuses ${call.method} ${call.url.slice(0, 200)} with 400, so must the tool; got ${text.slice(0, 300)}`,
+            const scratch = (await ws.createSandbox({ name: 'scratch' })).id;
+            for (const [door, client] of [
+              ['http', http],
+              ['stdio backend', remote],
+            ] as const) {
+              const before = WRITES.has(name) ? await state() : '';
+              const { refused, text } = await callChecked(client, tool, args, door);
+              if (refused && WRITES.has(name)) {
+                assert.equal(
+                  await state(),
+                  before,
+                  `${door} ${name}: a refused call changed nothing (${text})`,
                 );
               }
+              for (const call of restFor(name, args, scratch)) {
+                const res = await ws.api(call.url, {
+                  method: call.method,
+                  ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+                });
+                await res.arrayBuffer();
+                if (res.status === 400) {
+                  assert.ok(
+                    refused && /^INVALID_(INPUT|ARGUMENT): /.test(text),
+                    `${door} ${name} ${JSON.stringify(args)?.slice(0, 300)}: REST refuses ${call.method} ${call.url.slice(0, 200)} with 400, so must the tool; got ${text.slice(0, 300)}`,
+                  );
+                }
+              }
             }
-          }
-          await ws.api(`/sandboxes/${scratch}`, { method: 'DELETE' });
-        }),
+            await ws.api(`/sandboxes/${scratch}`, { method: 'DELETE' });
+          },
+        ),
         { seed: SEED + n, numRuns: RUNS },
       );
     });
