@@ -63,6 +63,8 @@ const PARTS_PER_RUN = 500;
 /** Large enough for any header block of a message within the 10 MB SMTP limit. */
 const PART_RUN_MAX_HEAD = 16 * 1024 * 1024;
 
+const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
+
 /** Header bytes arrive as a binary string; most senders write UTF-8 in them even when they should not. */
 function headerText(binary: string): string {
   const bytes = Buffer.from(binary, 'latin1');
@@ -215,10 +217,13 @@ function mailparse(input: Buffer, options: RunOptions): Promise<Run> {
         return;
       }
       const index = options.firstIndex + run.attachments.length;
+      const contentType = data.contentType as string | undefined;
       const info: AttachmentInfo = {
         index,
-        fileName: (data.filename as string | undefined) ?? defaultFileName(index, data.contentType),
-        contentType: (data.contentType as string | undefined) ?? 'application/octet-stream',
+        fileName: storable((data.filename as string | undefined) ?? defaultFileName(index, contentType)),
+        // Downloads send it as the Content-Type header: anything but a type/subtype token is unknown content.
+        contentType:
+          contentType !== undefined && MIME_TYPE.test(contentType) ? contentType : 'application/octet-stream',
         sizeBytes: 0,
       };
       run.attachments.push(info);

@@ -107,11 +107,13 @@ class LineBuilder {
   }
 }
 
-/** `html` cut to MAX_HTML_CHARS, never between the two halves of a surrogate pair. */
+/** `html` cut to MAX_HTML_CHARS, never inside a tag or between the two halves of a surrogate pair. */
 function bounded(html: string): string {
   if (html.length <= MAX_HTML_CHARS) return html;
   const code = html.charCodeAt(MAX_HTML_CHARS - 1);
-  return html.slice(0, code >= 0xd800 && code <= 0xdbff ? MAX_HTML_CHARS - 1 : MAX_HTML_CHARS);
+  const cut = html.slice(0, code >= 0xd800 && code <= 0xdbff ? MAX_HTML_CHARS - 1 : MAX_HTML_CHARS);
+  const lt = cut.lastIndexOf('<');
+  return lt > cut.lastIndexOf('>') ? cut.slice(0, lt) : cut;
 }
 
 /**
