@@ -155,7 +155,7 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
           token: principal.keyPrefix,
           clientId: principal.keyId,
           scopes: [],
-          extra: { principal },
+          extra: { principal, requestId: request.id, log: request.log },
         },
       });
       return sendWebResponse(reply, res);

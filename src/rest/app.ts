@@ -6,7 +6,8 @@ import type { Core } from '../core/core.ts';
 import { installAuth } from './auth.ts';
 import { clientErrorHandler } from './clientError.ts';
 import { installDocs } from './docs.ts';
-import { installErrorHandling } from './errorHandler.ts';
+import { installErrorHandling, sendProblem } from './errorHandler.ts';
+import { problem } from '../core/problem.ts';
 import { installRateLimit } from './rateLimit.ts';
 import { requestIdFor } from './requestId.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -61,13 +62,33 @@ export async function buildApi({
       connectionsCheckingInterval: 1_000,
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // A path the router cannot even read (bad percent-encoding, a segment over 100 characters): no id of ours
+    // looks like that, so it is an invalid path, in the documented shape.
+    frameworkErrors: (err, request, reply) => {
+      const why =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'a path segment is longer than any id (100 characters at most)'
+          : 'the path is not valid percent-encoded UTF-8';
+      reply.header('X-Request-Id', request.id);
+      return sendProblem(
+        reply,
+        problem(
+          'validation-error',
+          `The URL path is not one this API has: ${why}.`,
+          request.id,
+          request.url,
+          [{ path: '(path)', message: why }],
+        ),
+      );
+    },
     clientErrorHandler: clientErrorHandler(logger as FastifyBaseLogger),
   });
 
   app.server.maxConnections = MAX_CONNECTIONS;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    if (HOLDS_OPEN.test(request.routeOptions.url ?? '')) request.raw.socket.setTimeout(HOLDING_SOCKET_MS);
+    // (`inject` requests have no real socket.)
+    if (HOLDS_OPEN.test(request.routeOptions.url ?? '')) request.raw.socket?.setTimeout?.(HOLDING_SOCKET_MS);
   });
   installErrorHandling(app);
 

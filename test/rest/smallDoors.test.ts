@@ -165,6 +165,17 @@ describe('small doors', () => {
     assert.equal(ok.status, 200);
   });
 
+  it("a path the router cannot read is 400 problem+json with X-Request-Id, never fastify's own JSON", async () => {
+    for (const path of ['/api/v1/sandboxes/%ED%A0%80', `/api/v1/sandboxes/${'a'.repeat(150)}`]) {
+      const res = await fetch(`${server.apiUrl}${path}`, { headers: { Authorization: `Bearer ${ws.key}` } });
+      assert.equal(res.status, 400, path);
+      assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
+      const body = (await res.json()) as { errors: Array<{ path: string }>; requestId: string };
+      assert.equal(body.errors[0]?.path, '(path)');
+      assert.equal(body.requestId, res.headers.get('x-request-id'));
+    }
+  });
+
   it('/api-docs: CSP with frame-ancestors none, nosniff, and no key kept in localStorage', async () => {
     const page = await fetch(`${server.apiUrl}/api-docs/static/index.html`);
     assert.equal(page.status, 200);
