@@ -1,8 +1,8 @@
 // Keyless clients cannot make the API listener hold memory or connections: /mcp and /api/v1 authenticate
-// before reading a body, and a request that does not arrive whole within REQUEST_TIMEOUT_SECONDS is closed.
-// 200 sockets each push 4 MB of a never-finished body without a key; the server's RSS stays within 50 MB of
-// idle and every socket is closed by the server within the timeout. A real `serve` process, so its RSS is
-// its own.
+// before reading a body (a 401 comes back before a byte of it is sent), and a request that does not arrive
+// whole within REQUEST_TIMEOUT_SECONDS is closed. 200 keyless sockets trickle never-finished 8 MB bodies; the
+// server's RSS stays within 50 MB of idle and every socket is closed by the server within the timeout. A real
+// `serve` process, so its RSS is its own.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -11,7 +11,6 @@ import { after, before, describe, test } from 'node:test';
 import { cleanupProcesses, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
 const SOCKETS = 200;
-const PUSHED_BYTES = 4 * 1024 * 1024;
 const TIMEOUT_SECONDS = 4;
 
 function rssMb(pid: number): number {
@@ -19,22 +18,27 @@ function rssMb(pid: number): number {
   return Number(kb) / 1024;
 }
 
-/** A socket that sends headers declaring an 8 MB body, pushes `PUSHED_BYTES` of it, then stalls. */
-function stalledUpload(port: number, path: string, chunk: Buffer) {
+/** A socket that sends headers declaring an 8 MB body, then trickles it (512 bytes every 200 ms) for ever. */
+function slowUpload(port: number, path: string) {
   const socket = net.connect(port, '127.0.0.1');
   let closedAt: number | undefined;
   let answer = '';
+  let trickle: NodeJS.Timeout | undefined;
   socket.on('data', (d) => (answer += d.toString('latin1')));
   socket.on('error', () => undefined);
-  socket.on('close', () => (closedAt = Date.now()));
-  socket.on('connect', async () => {
+  socket.on('close', () => {
+    closedAt = Date.now();
+    clearInterval(trickle);
+  });
+  socket.on('connect', () => {
     socket.write(
       `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
         'Accept: application/json, text/event-stream\r\nContent-Length: 8388608\r\n\r\n',
     );
-    for (let sent = 0; sent < PUSHED_BYTES && !socket.destroyed; sent += chunk.length) {
-      if (!socket.write(chunk)) await new Promise((r) => socket.once('drain', r));
-    }
+    const chunk = Buffer.alloc(512, 0x20);
+    trickle = setInterval(() => {
+      if (!socket.destroyed) socket.write(chunk);
+    }, 200);
   });
   return {
     socket,
@@ -55,7 +59,7 @@ describe('slow and stalled keyless clients on the API listener', () => {
   });
   after(() => cleanupProcesses());
 
-  test('200 stalled 8 MB uploads without a key: RSS within 50 MB of idle, all closed within the timeout', async () => {
+  test('200 slow 8 MB uploads without a key: RSS within 50 MB of idle, all closed within the timeout', async () => {
     // Warm up the routes so idle already includes their code.
     for (const path of ['/mcp', '/api/v1/sandboxes']) {
       await fetch(`${server.apiUrl}${path}`, { method: 'POST', body: '{}' }).then((r) => r.arrayBuffer());
@@ -63,10 +67,9 @@ describe('slow and stalled keyless clients on the API listener', () => {
     await sleep(500);
     const pid = server.child.pid as number;
     const idle = rssMb(pid);
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
     const startedAt = Date.now();
     const uploads = Array.from({ length: SOCKETS }, (_, i) =>
-      stalledUpload(server.ports.api, i % 2 === 0 ? '/mcp' : '/api/v1/sandboxes', chunk),
+      slowUpload(server.ports.api, i % 2 === 0 ? '/mcp' : '/api/v1/sandboxes'),
     );
     let peak = idle;
     while (
@@ -90,6 +93,25 @@ describe('slow and stalled keyless clients on the API listener', () => {
     const answered = uploads.filter((u) => u.answer.startsWith('HTTP/1.1 401')).length;
     assert.equal(answered, SOCKETS, `${SOCKETS - answered} sockets got no 401`);
     assert.equal((await fetch(`${server.apiUrl}/healthz`)).status, 200);
+  });
+
+  test('the key is checked before the body: a keyless 8 MB POST is refused before a byte of it is sent', async () => {
+    for (const path of ['/mcp', '/api/v1/sandboxes']) {
+      const socket = net.connect(server.ports.api, '127.0.0.1');
+      socket.on('error', () => undefined);
+      let answer = '';
+      socket.on('data', (d) => (answer += d.toString('latin1')));
+      await new Promise((r) => socket.once('connect', r));
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.ports.api}\r\nContent-Type: application/json\r\n` +
+          'Accept: application/json, text/event-stream\r\nContent-Length: 8388608\r\n\r\n',
+      );
+      const deadline = Date.now() + 3_000;
+      while (!answer.includes('\r\n\r\n') && Date.now() < deadline) await sleep(20);
+      socket.destroy();
+      assert.match(answer, /^HTTP\/1\.1 401 /, `${path}: no 401 before the body was sent`);
+      assert.match(answer, /WWW-Authenticate: Bearer/i);
+    }
   });
 
   test('a connection that never completes its headers is closed too', async () => {
