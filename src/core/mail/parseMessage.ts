@@ -58,6 +58,13 @@ const KEY_FIELDS = new Set([
 ]);
 /** What mailparser reads from a part's own header block. */
 const PART_FIELDS = ['content-type', 'content-disposition', 'content-transfer-encoding', 'content-id'];
+const initialsOf = (names: Iterable<string>) =>
+  new Set([...names].flatMap((name) => [name.charCodeAt(0), name.toUpperCase().charCodeAt(0)]));
+/** First letters of the names above, either case. */
+const KEY_INITIALS = initialsOf(KEY_FIELDS);
+const PART_INITIALS = initialsOf(PART_FIELDS);
+/** Bytes String.prototype.trim removes from a latin1 field name (mailsplit trims names). */
+const TRIMMED = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0]);
 /** Parts handed to one mailparser run when reading part by part: its tree stays small (the limit is 1,000). */
 const PARTS_PER_RUN = 500;
 /** Large enough for any header block of a message within the 10 MB SMTP limit. */
@@ -256,74 +263,80 @@ function wholeParseFits(text: string): boolean {
   return !/content-disposition/i.test(text.slice(lastBlank));
 }
 
+/** A field of a header block: its bytes [start, end) with folded lines, and how many lines it has. */
 interface HeaderField {
-  name: string;
-  bytes: Buffer;
+  start: number;
+  end: number;
   lines: number;
 }
 
-/** The fields of a header block (folded lines joined to their field), each as sent and ending in a line break. */
-function headerFields(block: Buffer): HeaderField[] {
-  const fields: HeaderField[] = [];
+/** Calls `each` for the fields of a header block, in order; folded lines belong to their field. */
+function forEachField(block: Buffer, each: (field: HeaderField) => void): void {
   let pos = 0;
-  let current: { start: number; end: number; lines: number } | undefined;
-  const push = () => {
-    if (current === undefined) return;
-    let bytes = block.subarray(current.start, current.end);
-    if (bytes[bytes.length - 1] !== 0x0a) bytes = Buffer.concat([bytes, Buffer.from('\r\n')]);
-    const head = block.toString('latin1', current.start, Math.min(current.end, current.start + 1024));
-    const colon = head.indexOf(':');
-    fields.push({
-      name: colon < 0 ? '' : head.slice(0, colon).trim().toLowerCase(),
-      bytes,
-      lines: current.lines,
-    });
-  };
+  let current: HeaderField | undefined;
   while (pos < block.length) {
     const nl = block.indexOf(0x0a, pos);
     const end = nl === -1 ? block.length : nl + 1;
-    const blank = end - pos === 1 || (end - pos === 2 && block[pos] === 0x0d && nl !== -1);
-    if (blank) break;
+    if (end - pos === 1 || (end - pos === 2 && block[pos] === 0x0d && nl !== -1)) break;
     const first = block[pos];
     if (current !== undefined && (first === 0x20 || first === 0x09)) {
       current.end = end;
       current.lines++;
     } else {
-      push();
+      if (current !== undefined) each(current);
       current = { start: pos, end, lines: 1 };
     }
     pos = end;
   }
-  push();
-  return fields;
+  if (current !== undefined) each(current);
+}
+
+/**
+ * The field's name as mailsplit reads it (up to the first colon, trimmed, lower-cased) if it is short and starts
+ * with one of `initials`; '' otherwise. The check on the first letter keeps floods of other fields cheap.
+ */
+function fieldName(block: Buffer, field: HeaderField, initials: ReadonlySet<number>): string {
+  const stop = Math.min(field.end, field.start + 64);
+  let i = field.start;
+  while (i < stop && TRIMMED.has(block[i] as number)) i++;
+  if (!initials.has(block[i] as number)) return '';
+  for (; i < stop; i++) {
+    if (block[i] === 0x3a) return block.toString('latin1', field.start, i).trim().toLowerCase();
+  }
+  return '';
+}
+
+/** The field as sent, ending in a line break. */
+function fieldBytes(block: Buffer, field: HeaderField): Buffer {
+  const bytes = block.subarray(field.start, field.end);
+  return bytes[bytes.length - 1] === 0x0a ? bytes : Buffer.concat([bytes, Buffer.from('\r\n')]);
 }
 
 /** The fields of the top-level header block within the bounds above, and a note on what was left out. */
 function keptHeaderFields(block: Buffer): { bytes: Buffer; note: string | undefined } {
-  const fields = headerFields(block);
   const kept: Buffer[] = [];
   const seenPastLimit = new Set<string>();
   let bytes = 0;
   let lines = 0;
   let dropped = 0;
   let droppedBytes = 0;
-  for (const field of fields) {
-    if (bytes + field.bytes.length <= MAX_HEADER_BYTES && lines + field.lines <= MAX_HEADER_LINES) {
-      kept.push(field.bytes);
-      bytes += field.bytes.length;
+  forEachField(block, (field) => {
+    const size = field.end - field.start;
+    if (bytes + size <= MAX_HEADER_BYTES && lines + field.lines <= MAX_HEADER_LINES) {
+      kept.push(fieldBytes(block, field));
+      bytes += size;
       lines += field.lines;
-    } else if (
-      KEY_FIELDS.has(field.name) &&
-      !seenPastLimit.has(field.name) &&
-      field.bytes.length <= KEY_FIELD_MAX_BYTES
-    ) {
-      seenPastLimit.add(field.name);
-      kept.push(field.bytes);
-    } else {
-      dropped++;
-      droppedBytes += field.bytes.length;
+      return;
     }
-  }
+    const name = size <= KEY_FIELD_MAX_BYTES ? fieldName(block, field, KEY_INITIALS) : '';
+    if (KEY_FIELDS.has(name) && !seenPastLimit.has(name)) {
+      seenPastLimit.add(name);
+      kept.push(fieldBytes(block, field));
+      return;
+    }
+    dropped++;
+    droppedBytes += size;
+  });
   const note =
     dropped === 0
       ? undefined
@@ -335,9 +348,10 @@ function keptHeaderFields(block: Buffer): { bytes: Buffer; note: string | undefi
 /** The fields of a part's header block that say how to read it; the first of each, as mailparser uses. */
 function partFields(block: Buffer): Buffer {
   const kept = new Map<string, Buffer>();
-  for (const field of headerFields(block)) {
-    if (PART_FIELDS.includes(field.name) && !kept.has(field.name)) kept.set(field.name, field.bytes);
-  }
+  forEachField(block, (field) => {
+    const name = fieldName(block, field, PART_INITIALS);
+    if (PART_FIELDS.includes(name) && !kept.has(name)) kept.set(name, fieldBytes(block, field));
+  });
   return Buffer.concat([...kept.values()]);
 }
 
