@@ -26,10 +26,11 @@ export interface ParsedMessage {
 const PREVIEW_LENGTH = 200;
 
 /**
- * mailparser reads the message in one pass only while its splitter makes fewer parts than its own limit
- * (1,000): this many delimiter lines and Content-Type/-Disposition fields (each part needs one of them) at
- * most. Its part numbering copies every ancestor's number into each part, and it walks the finished tree
- * recursively, so 3,000 nested levels overflowed the stack and 50,000 ran the process out of memory.
+ * mailparser reads the message in one pass only while its splitter surely makes fewer parts than its own limit
+ * (1,000): at most this many lines that start like a delimiter or a Content-Type/-Disposition field (a part
+ * other than the first starts at a delimiter, or inside an inline embedded message, which needs those fields).
+ * Its part numbering copies every ancestor's number into each part and it walks the finished tree recursively:
+ * 3,000 nested levels overflowed the stack, 50,000 ran the process out of memory.
  */
 const MAX_WHOLE_PARSE_PARTS = 990;
 /** mailparser's own limit on one header section (mailsplit's default); larger ones are read part by part. */
