@@ -71,6 +71,8 @@ export function emailView(m: MessageDetail) {
     received_at: iso(m.receivedAt),
     text: cut(m.textBody ?? (item.html === null ? null : null)),
     has_html: m.htmlBody !== null,
+    // Set when the mail could not be read whole: fields may be empty; the raw source is always kept.
+    parse_error: m.parseError,
     otp: {
       status: otp.status,
       code: otp.code,

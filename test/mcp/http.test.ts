@@ -417,6 +417,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     assert.ok(verify !== undefined, `the verify link is extracted: ${JSON.stringify(email.links)}`);
     assert.equal(verify.kind, 'verify');
     assert.deepEqual(email.attachments, []);
+    assert.equal(email.parse_error, null, 'a mail read whole has no parse_error');
     assert.match(got.hint, /615243/);
 
     const missing = await fails(client, 'get_email', { sandbox_id: sb.sandbox_id, email_id: randomUUID() });

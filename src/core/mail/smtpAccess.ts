@@ -9,13 +9,12 @@ import type { EventBus } from '../events.ts';
 import { LiveSandboxCache, type LiveEntry } from '../liveSandboxCache.ts';
 import { findLiveSandboxById } from '../store/repos/sandboxes.ts';
 import type { Database } from '../store/schema.ts';
+import { UUID_PATTERN } from '../random.ts';
 
 export interface MailTarget {
   sandboxId: string;
   workspaceId: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function samePassword(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -40,7 +39,7 @@ export function createSmtpAccess(db: Kysely<Database>, clock: Clock, bus: EventB
   return {
     async authenticate(username: string, password: string): Promise<MailTarget | undefined> {
       const id = username.trim().toLowerCase();
-      if (!UUID.test(id)) return undefined;
+      if (!UUID_PATTERN.test(id)) return undefined;
       const sandbox = await findLiveSandboxById(db, id, clock.now());
       if (sandbox === undefined || !samePassword(password, sandbox.smtp_password)) return undefined;
       return { sandboxId: sandbox.id, workspaceId: sandbox.workspace_id };
@@ -53,7 +52,7 @@ export function createSmtpAccess(db: Kysely<Database>, clock: Clock, bus: EventB
       const domain = address.slice(at + 1).toLowerCase();
       if (!domain.endsWith(suffix)) return undefined;
       const id = domain.slice(0, -suffix.length);
-      if (!UUID.test(id)) return undefined;
+      if (!UUID_PATTERN.test(id)) return undefined;
       return live(id);
     },
 

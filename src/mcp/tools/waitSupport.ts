@@ -3,6 +3,7 @@ import { AppError } from '../../core/errors.ts';
 import { instant } from '../../core/schemas.ts';
 import type { ToolContext } from '../toolkit.ts';
 import { ToolError } from '../toolkit.ts';
+import { UUID_PATTERN } from '../../core/random.ts';
 
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -26,8 +27,6 @@ export async function withProgress<T>(
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The later of `since` and `after` (an item id: strictly after it; an instant: from it on). An instant is
  * read with core's `instant`, so `after` takes exactly the instants `since` takes.
@@ -40,7 +39,7 @@ export async function startingPoint(
   const points: Date[] = [];
   if (since !== undefined) points.push(since);
   if (after !== undefined && after !== '') {
-    if (UUID.test(after)) {
+    if (UUID_PATTERN.test(after)) {
       try {
         points.push(new Date((await receivedAtOf(after)).getTime() + 1));
       } catch (err) {
