@@ -17,43 +17,19 @@ import { remoteBackend } from '../../src/mcp/remoteBackend.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
 import { sandboxTransport } from '../helpers/mail.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import { encode, hostileStrings, LEAK, places, replaced } from '../helpers/fuzzValues.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { connectHttp } from './client.ts';
 
 const SEED = 0x15_3c9;
 const RUNS = 30;
 
-/** Text that belongs to the store, the driver, the parser or the runtime, never to a tool result. */
-const LEAK =
-  /invalid input syntax|\brelation "|syntax error at|Maximum call stack|node_modules|\.ts:\d+|\bat (?:async )?[\w.<>]+ \(|\bPGlite\b|\bkysely\b|ZodError|TypeError|RangeError|ECONNREFUSED|date\/time field/i;
 const CODES =
   /^(INVALID_INPUT|INVALID_ARGUMENT|NOT_FOUND|CONFLICT|RATE_LIMITED|PAYLOAD_TOO_LARGE|UNAVAILABLE): \S/;
 
 // ---- hostile values ----
 
-const loneSurrogate = fc
-  .tuple(fc.string({ maxLength: 4 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 4 }))
-  .map(([a, unit, b]) => `${a}${String.fromCharCode(unit)}${b}`);
-
-// Lone surrogates are the likeliest to pass every type check and reach a store, so they come up most often.
-const hostileString = fc.oneof(
-  { weight: 4, arbitrary: loneSurrogate },
-  fc.constantFrom('\u0000', 'a\u0000b', '', ' ', '\ud83d', '\ude00', '😀\ud800', '\ud800\udc00'),
-  fc.constantFrom(
-    '0000-01-01T00:00:00Z',
-    '1969-12-31T23:59:59Z',
-    '9999-12-31T23:59:59-14:00',
-    '+275760-09-13T00:00:00Z',
-    '2026-02-30T00:00:00Z',
-    '1970-01-01T00:00:00Z',
-    '9999-12-31T23:59:59Z',
-    'yesterday',
-  ),
-  fc.constantFrom(17, 65, 121, 201, 257, 321, 513, 1025, 65537, 100_000).map((n) => 'x'.repeat(n)),
-  fc.constantFrom('1e3', '-1', '0', '99999999999', 'NaN', ' 5', '1.0'),
-  fc.constantFrom('regex:(', '(', '{{nope}}', '{{body.__proto__}}', '$..a', '%', "'; drop table x; --"),
-  fc.string({ unit: 'binary', maxLength: 12 }),
-);
+const hostileString = hostileStrings(['regex:(', '(', '{{nope}}', '$..a']);
 
 /** Nesting built without recursion, deep enough to hurt a recursive walker. */
 function nested(depth: number, arrays: boolean): unknown {
@@ -183,30 +159,6 @@ function argsFor(schema: Record<string, any>, ids: Ids): fc.Arbitrary<Record<str
     .map((args) => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined)));
 }
 
-type Path = Array<string | number>;
-
-/** Every place a value can be corrupted: each leaf, and each object (to gain a hostile key). */
-function places(value: unknown, path: Path = [], out: Array<{ path: Path; leaf: boolean }> = []) {
-  if (Array.isArray(value)) value.forEach((v, i) => places(v, [...path, i], out));
-  else if (typeof value === 'object' && value !== null) {
-    out.push({ path, leaf: false });
-    for (const [k, v] of Object.entries(value)) places(v, [...path, k], out);
-  } else out.push({ path, leaf: true });
-  return out;
-}
-
-function replaced(value: unknown, path: Path, make: (old: unknown) => unknown): unknown {
-  if (path.length === 0) return make(value);
-  const [head, ...rest] = path as [string | number, ...Path];
-  if (Array.isArray(value)) return value.map((v, i) => (i === head ? replaced(v, rest, make) : v));
-  const obj = value as Record<string, unknown>;
-  return { ...obj, [head]: replaced(obj[head], rest, make) };
-}
-
-/**
- * Valid arguments with exactly one place made hostile (a string leaf gets hostile text, an object a hostile
- * key), so the bad value passes every other check and reaches as deep as it can.
- */
 function oneBad(schema: Record<string, any>, ids: Ids): fc.Arbitrary<Record<string, unknown>> {
   const valid = fc
     .record(
@@ -234,15 +186,6 @@ function oneBad(schema: Record<string, any>, ids: Ids): fc.Arbitrary<Record<stri
 }
 
 // ---- the REST request each tool call stands for ----
-
-function encode(text: string): string {
-  let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
-    const ch = String.fromCharCode(byte);
-    out += /[A-Za-z0-9\-._~]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
 
 /** A JSON argument as query text: a string as itself, anything else as its JSON text. */
 function asQuery(value: unknown): string | undefined {

@@ -9,6 +9,7 @@ import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import { sandboxTransport } from '../helpers/mail.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import { encode, hostileStrings, LEAK, places, replaced } from '../helpers/fuzzValues.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 type Schema = Record<string, any>;
@@ -61,48 +62,7 @@ function operations(): Operation[] {
 
 // ---- hostile values ----
 
-const loneSurrogate = fc
-  .tuple(fc.string({ maxLength: 4 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 4 }))
-  .map(([a, unit, b]) => `${a}${String.fromCharCode(unit)}${b}`);
-
-const EXTREME_DATES = [
-  '0000-01-01T00:00:00Z',
-  '0001-01-01T00:00:00Z',
-  '1969-12-31T23:59:59Z',
-  '1970-01-01T00:00:00Z',
-  '9999-12-31T23:59:59Z',
-  '9999-12-31T23:59:59-14:00',
-  '+275760-09-13T00:00:00Z',
-  '-000001-01-01T00:00:00Z',
-  '2026-02-30T00:00:00Z',
-  '2026-13-01T00:00:00Z',
-  '2026-01-01T24:00:00Z',
-  '2026-01-01T00:00:00',
-  '2026-01-01',
-  '1e400',
-];
-
-// Lone surrogates are the likeliest to pass every type check and reach a store, so they come up most often.
-const hostileString = fc.oneof(
-  { weight: 4, arbitrary: loneSurrogate },
-  fc.constantFrom(
-    '\u0000',
-    'a\u0000b',
-    '',
-    ' ',
-    '\ufeff',
-    '\u202e',
-    '\ud83d',
-    '\ude00',
-    '😀\ud800',
-    '\ud800\udc00',
-  ),
-  fc.constantFrom(...EXTREME_DATES),
-  fc.constantFrom(17, 65, 121, 201, 257, 321, 513, 1025, 65537, 100_000).map((n) => 'x'.repeat(n)),
-  fc.constantFrom('1e3', '-1', '0', '1', '99999999999', 'NaN', 'Infinity', '0x10', ' 5', '1.0', '2147483648'),
-  fc.constantFrom("'; drop table sandboxes; --", '%', '_', '\\', '"', '{{', '{{body.__proto__}}', '::uuid'),
-  fc.string({ unit: 'binary', maxLength: 12 }),
-);
+const hostileString = hostileStrings(['::uuid']);
 
 /** A marker replaced by `depth` levels of nesting in the serialised body (built as text: no recursion). */
 const deep = fc
@@ -232,26 +192,6 @@ function mixedValue(raw: Schema, depth = 0): fc.Arbitrary<unknown> {
   return fc.oneof({ weight: 3, arbitrary: inner }, { weight: 1, arbitrary: hostile });
 }
 
-type Path = Array<string | number>;
-
-/** Every place a value can be corrupted: each leaf, and each object (to gain a hostile key). */
-function places(value: unknown, path: Path = [], out: Array<{ path: Path; leaf: boolean }> = []) {
-  if (Array.isArray(value)) value.forEach((v, i) => places(v, [...path, i], out));
-  else if (typeof value === 'object' && value !== null) {
-    out.push({ path, leaf: false });
-    for (const [k, v] of Object.entries(value)) places(v, [...path, k], out);
-  } else out.push({ path, leaf: true });
-  return out;
-}
-
-function replaced(value: unknown, path: Path, make: (old: unknown) => unknown): unknown {
-  if (path.length === 0) return make(value);
-  const [head, ...rest] = path as [string | number, ...Path];
-  if (Array.isArray(value)) return value.map((v, i) => (i === head ? replaced(v, rest, make) : v));
-  const obj = value as Record<string, unknown>;
-  return { ...obj, [head]: replaced(obj[head], rest, make) };
-}
-
 /** A valid value with exactly one place made hostile (hostile text for text, a hostile key for an object). */
 function oneBad(schema: Schema): fc.Arbitrary<unknown> {
   return fc.tuple(validValue(schema), fc.nat(), hostileString, hostile).map(([value, n, text, any]) => {
@@ -275,16 +215,6 @@ function bodyFor(schema: Schema): fc.Arbitrary<unknown> {
 }
 
 // ---- URLs ----
-
-/** Percent-encodes every UTF-8 byte outside the unreserved set (a lone surrogate becomes U+FFFD's bytes). */
-function encode(text: string): string {
-  let out = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
-    const ch = String.fromCharCode(byte);
-    out += /[A-Za-z0-9\-._~]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
 
 const rawBadEncoding = fc.constantFrom('%ED%A0%80', '%FF', '%', '%zz', '%C0%80', '%00', '%E0%A4%A');
 
@@ -341,10 +271,6 @@ function lastPathParam(op: Operation): string | undefined {
 }
 
 // ---- answers ----
-
-/** Text that belongs to the store, the driver, the parser or the runtime, never to an API answer. */
-const LEAK =
-  /invalid input syntax|\brelation "|syntax error at|Maximum call stack|node_modules|\.ts:\d+|\bat (?:async )?[\w.<>]+ \(|\bPGlite\b|\bkysely\b|ZodError|TypeError|RangeError|ECONNREFUSED/i;
 
 async function checkAnswer(res: Response, what: string): Promise<{ status: number; text: string }> {
   const text = await res.text();
