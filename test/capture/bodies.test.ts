@@ -17,10 +17,9 @@ import {
 } from 'node:zlib';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { components } from '../../openapi/schema.d.ts';
-import { sendCapture, type Got, type Sent } from '../helpers/captureClient.ts';
+import { sendRecorded, type Got, type Sent } from '../helpers/captureClient.ts';
 import { assertNotFound, assertUnauthorized } from '../helpers/responses.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
-import { UUID_RE } from '../helpers/shapes.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { connectHttp, ok } from '../mcp/client.ts';
 
@@ -98,9 +97,7 @@ describeEachStore('captured bodies', (getStore) => {
 
   /** Sends one capture with node's http client (headers byte for byte as given) and checks it was recorded. */
   async function send(sb: Sandbox, s: Omit<Sent, 'agent'>): Promise<Got & { requestId: string }> {
-    const got = await sendCapture(server.ports.capture, { agent, ...s, path: `/${sb.id}${s.path}` });
-    assert.ok(got.requestId !== undefined && UUID_RE.test(got.requestId), `recorded, got ${got.status}`);
-    return got as Got & { requestId: string };
+    return sendRecorded(server.ports.capture, sb.id, { agent, ...s });
   }
 
   async function detailOf(sb: Sandbox, id: string, w = ws): Promise<Detail> {

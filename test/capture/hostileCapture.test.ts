@@ -11,9 +11,8 @@ import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { components } from '../../openapi/schema.d.ts';
-import { sendCapture, type Got, type Sent } from '../helpers/captureClient.ts';
+import { sendRecorded, type Got, type Sent } from '../helpers/captureClient.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
-import { UUID_RE } from '../helpers/shapes.ts';
 import { healthProber } from '../helpers/healthProber.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { connectHttp, ok } from '../mcp/client.ts';
@@ -107,9 +106,7 @@ describeEachStore('hostile captures', (getStore) => {
   }
 
   async function send(sb: Sandbox, s: Omit<Sent, 'agent'>): Promise<Got & { requestId: string }> {
-    const got = await sendCapture(server.ports.capture, { agent, ...s, path: `/${sb.id}${s.path}` });
-    assert.ok(got.requestId !== undefined && UUID_RE.test(got.requestId), `recorded, got ${got.status}`);
-    return got as Got & { requestId: string };
+    return sendRecorded(server.ports.capture, sb.id, { agent, ...s });
   }
 
   async function detailOf(sb: Sandbox, id: string): Promise<Detail> {

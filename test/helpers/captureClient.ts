@@ -1,7 +1,9 @@
 // A raw HTTP client for the capture listener: node's http.request, so header names keep their case and
 // order, with the reply's bytes, its X-Sandtrap-Request-Id and the socket it came on.
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type net from 'node:net';
+import { UUID_RE } from './shapes.ts';
 
 export interface Sent {
   method?: string;
@@ -54,4 +56,15 @@ export function sendCapture(port: number, s: Sent): Promise<Got> {
     });
     req.end(s.body);
   });
+}
+
+/** Sends one capture to `/<sandboxId><path>` and asserts it was recorded (an X-Sandtrap-Request-Id came back). */
+export async function sendRecorded(
+  port: number,
+  sandboxId: string,
+  s: Sent,
+): Promise<Got & { requestId: string }> {
+  const got = await sendCapture(port, { ...s, path: `/${sandboxId}${s.path}` });
+  assert.ok(got.requestId !== undefined && UUID_RE.test(got.requestId), `recorded, got ${got.status}`);
+  return got as Got & { requestId: string };
 }

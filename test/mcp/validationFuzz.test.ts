@@ -15,6 +15,7 @@ import { sql } from 'kysely';
 import { createSandtrapClient } from '../../src/client/index.ts';
 import { remoteBackend } from '../../src/mcp/remoteBackend.ts';
 import { buildMcpServer } from '../../src/mcp/server.ts';
+import { MOCK_RULE_ARGS } from '../../src/mcp/tools/coreArgs.ts';
 import { sandboxTransport } from '../helpers/mail.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { encode, hostileStrings, LEAK, places, replaced } from '../helpers/fuzzValues.ts';
@@ -207,15 +208,7 @@ function segment(value: unknown): string {
   return typeof value === 'string' ? encode(value) : encode(JSON.stringify(value) ?? 'undefined');
 }
 
-const RULE_NAMES: Record<string, string> = {
-  name: 'name',
-  method: 'method',
-  pattern: 'pattern',
-  status_code: 'statusCode',
-  headers: 'headers',
-  body: 'body',
-  is_fallback: 'isFallback',
-};
+const RULE_NAMES: Record<string, string> = MOCK_RULE_ARGS;
 
 function restRules(rules: unknown): unknown {
   if (!Array.isArray(rules)) return rules;
