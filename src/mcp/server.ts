@@ -7,6 +7,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import { pino } from 'pino';
 import { isAppError } from '../core/errors.ts';
 import { RemoteInternalError, type McpBackend } from './backend.ts';
+import { portableSchema } from './portableSchema.ts';
 import { ToolError, type ToolContext, type ToolDefinition } from './toolkit.ts';
 import { renamePath, renamePathsIn } from './tools/coreArgs.ts';
 import { tools } from './tools/index.ts';
@@ -122,8 +123,8 @@ function register(
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
+      inputSchema: portableSchema(tool.inputSchema),
+      outputSchema: portableSchema(tool.outputSchema),
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (args: unknown, ctx) => {
@@ -197,7 +198,8 @@ export function buildMcpServer(
 ): McpServer {
   const server = new McpServer(
     { name: 'sandtrap', title: 'sandtrap capture sandbox', version },
-    { instructions: SERVER_INSTRUCTIONS },
+    // The tool list is fixed for the life of the server, so clients are told not to watch for changes.
+    { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
   for (const tool of tools) register(server, tool, backendFor, options);
   rewordSdkErrors(server, options);

@@ -1,5 +1,6 @@
 // The framework-free shape of an MCP tool (name, schemas, annotations, handler) and what a handler gets.
 import type { z } from 'zod';
+import type { ErrorCode } from '../core/errors.ts';
 import type { McpBackend } from './backend.ts';
 
 export interface ToolContext {
@@ -37,11 +38,14 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   return tool as unknown as ToolDefinition;
 }
 
+/** The one vocabulary of error texts: core's closed set of codes, upper-cased, as every refusal starts. */
+export type ToolErrorCode = Uppercase<ErrorCode>;
+
 /** A refusal the agent can act on: `<CODE>: <what went wrong>. <what to do next>`. */
 export class ToolError extends Error {
-  readonly code: string;
+  readonly code: ToolErrorCode;
   readonly next: string;
-  constructor(code: string, message: string, next: string) {
+  constructor(code: ToolErrorCode, message: string, next: string) {
     super(message);
     this.code = code;
     this.next = next;

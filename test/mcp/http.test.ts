@@ -722,7 +722,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
         email_id: older.id,
         request_id: req.requestId,
       });
-      assert.match(both, /^INVALID_ARGUMENT: .*Pass only one/);
+      assert.match(both, /^INVALID_INPUT: .*Pass only one/);
     },
   );
 
@@ -897,7 +897,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       timeout_seconds: 0,
       after: 'yesterday',
     });
-    assert.match(badAfter, /^INVALID_ARGUMENT: after "yesterday"/);
+    assert.match(badAfter, /^INVALID_INPUT: after "yesterday"/);
 
     const unknownAfter = await fails(client, 'wait_for_email', {
       sandbox_id: sb.sandbox_id,

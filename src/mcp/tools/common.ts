@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { pageQuery, textMax, uuid } from '../../core/schemas.ts';
 
-export const sandboxId = uuid.describe('The sandbox id (from create_sandbox or list_sandboxes).');
+export const sandboxId = uuid.describe('From create_sandbox or list_sandboxes.');
 
 export const after = textMax(200)
   .optional()
@@ -22,4 +22,7 @@ export const ID_NAMES = {
 };
 
 export const hint = z.string().describe('What to do next.');
-export const loose = z.looseObject({});
+export const nextCursor = z
+  .string()
+  .nullable()
+  .describe('Pass as cursor for the next page; null on the last.');

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { extractOtp as extract, otpInputOf } from '../../core/extract/index.ts';
 import { defineTool } from '../toolkit.ts';
+import { otpSchema } from '../views.ts';
 import { textMax, uuid } from '../../core/schemas.ts';
 import { hint, ID_NAMES, sandboxId } from './common.ts';
 import { resolveItem } from './itemRef.ts';
@@ -10,29 +11,15 @@ export const extractOtp = defineTool({
   name: 'extract_otp',
   title: 'Extract a one-time code',
   description:
-    'Finds the verification / one-time code in an email (default: the newest in the sandbox) or in a captured ' +
-    'request body. Returns the code with a confidence 0..1, where it was found, and up to 5 ranked candidates. ' +
-    'Pass pattern (RE2 with one capture group) to override the heuristics.',
+    'Finds the one-time code in an email (default: the newest) or a captured request body: the code as typed ' +
+    '(no separators), its confidence 0..1, context and up to 5 candidates. pattern overrides the heuristics.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     email_id: uuid.optional().describe('The email to read; default the newest.'),
     request_id: uuid.optional().describe('A captured request to read instead of an email.'),
-    pattern: textMax(512).optional().describe('RE2 regex with exactly one capture group around the code.'),
+    pattern: textMax(512).optional().describe('RE2 regex with one capture group around the code.'),
   }),
-  outputSchema: z.object({
-    status: z.enum(['found', 'ambiguous', 'not_found']),
-    code: z.string().nullable(),
-    confidence: z.number(),
-    source: z.string().nullable(),
-    context: z.string().nullable(),
-    candidates: z.array(
-      z.object({
-        code: z.string(),
-        confidence: z.number(),
-        source: z.string(),
-        context: z.string().nullable(),
-      }),
-    ),
+  outputSchema: otpSchema.extend({
     email_id: z.string().nullable(),
     request_id: z.string().nullable(),
     hint,

@@ -1,9 +1,9 @@
 // get_email: one captured email with its code and links extracted.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { emailView } from '../views.ts';
+import { emailSchema, emailView } from '../views.ts';
 import { uuid } from '../../core/schemas.ts';
-import { hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { hint, ID_NAMES, sandboxId } from './common.ts';
 
 export const getEmail = defineTool({
   name: 'get_email',
@@ -13,7 +13,7 @@ export const getEmail = defineTool({
     sandbox_id: sandboxId,
     email_id: uuid.describe('An email id from list_emails or wait_for_email.'),
   }),
-  outputSchema: z.object({ email: loose, hint }),
+  outputSchema: z.object({ email: emailSchema, hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: ID_NAMES,
   async handler(args, { backend }) {

@@ -1,9 +1,9 @@
 // get_request: one captured HTTP request in full.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { requestView } from '../views.ts';
+import { requestSchema, requestView } from '../views.ts';
 import { uuid } from '../../core/schemas.ts';
-import { hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { hint, ID_NAMES, sandboxId } from './common.ts';
 
 export const getRequest = defineTool({
   name: 'get_request',
@@ -14,7 +14,7 @@ export const getRequest = defineTool({
     sandbox_id: sandboxId,
     request_id: uuid.describe('A request id from list_requests or wait_for_request.'),
   }),
-  outputSchema: z.object({ request: loose, hint }),
+  outputSchema: z.object({ request: requestSchema, hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: ID_NAMES,
   async handler(args, { backend }) {

@@ -1,22 +1,21 @@
 // get_sandbox: one sandbox with its credentials, addresses and mock rules.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { mockRuleViews, sandboxView } from '../views.ts';
-import { hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { sandboxSchema, sandboxView } from '../views.ts';
+import { hint, ID_NAMES, sandboxId } from './common.ts';
 
 export const getSandbox = defineTool({
   name: 'get_sandbox',
   title: 'Get a sandbox',
   description: 'Returns a sandbox: SMTP settings, email address, capture URL, expiry and mock rules.',
   inputSchema: z.object({ sandbox_id: sandboxId }),
-  outputSchema: z.looseObject({ sandbox_id: z.string(), mock_rules: z.array(loose), hint }),
+  outputSchema: sandboxSchema.extend({ hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: ID_NAMES,
   async handler(args, { backend }) {
     const sandbox = await backend.getSandbox(args.sandbox_id);
     return {
       ...sandboxView(sandbox),
-      mock_rules: mockRuleViews(sandbox),
       hint: 'Use wait_for_email or wait_for_request.',
     };
   },

@@ -12,11 +12,7 @@ export async function resolveItem(
   ref: { email_id?: string | undefined; request_id?: string | undefined },
 ): Promise<ItemRef> {
   if (ref.email_id !== undefined && ref.request_id !== undefined) {
-    throw new ToolError(
-      'INVALID_ARGUMENT',
-      'Both email_id and request_id were given',
-      'Pass only one of them',
-    );
+    throw new ToolError('INVALID_INPUT', 'Both email_id and request_id were given', 'Pass only one of them');
   }
   if (ref.request_id !== undefined)
     return { kind: 'request', request: await backend.getRequest(sandboxId, ref.request_id) };

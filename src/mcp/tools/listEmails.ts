@@ -1,9 +1,9 @@
 // list_emails: a sandbox's captured emails, newest first.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { emailSummaryView } from '../views.ts';
+import { emailSummarySchema, emailSummaryView } from '../views.ts';
 import { listMessagesQuery } from '../../core/schemas.ts';
-import { hint, ID_NAMES, limit, loose, sandboxId } from './common.ts';
+import { hint, ID_NAMES, limit, nextCursor, sandboxId } from './common.ts';
 import { coreFields, EMAIL_LIST_ARGS, invert, toCore } from './coreArgs.ts';
 
 const fields = coreFields(listMessagesQuery.shape, EMAIL_LIST_ARGS);
@@ -11,8 +11,7 @@ const fields = coreFields(listMessagesQuery.shape, EMAIL_LIST_ARGS);
 export const listEmails = defineTool({
   name: 'list_emails',
   title: 'List emails',
-  description:
-    'Lists captured emails, newest first. query matches subject, sender, recipients and the start of the body.',
+  description: 'Lists captured emails, newest first, as summaries (get_email reads one in full).',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     query: fields.query.describe('Free text: subject, sender, recipients, the start of the body.'),
@@ -24,7 +23,7 @@ export const listEmails = defineTool({
     limit,
     cursor: fields.cursor.describe('next_cursor from the previous page.'),
   }),
-  outputSchema: z.object({ emails: z.array(loose), next_cursor: z.string().nullable(), hint }),
+  outputSchema: z.object({ emails: z.array(emailSummarySchema), next_cursor: nextCursor, hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(EMAIL_LIST_ARGS) },
   async handler(args, { backend }) {

@@ -1,9 +1,9 @@
 // list_requests: a sandbox's captured HTTP requests, newest first.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { requestSummaryView } from '../views.ts';
+import { requestSummarySchema, requestSummaryView } from '../views.ts';
 import { searchPageQuery } from '../../core/schemas.ts';
-import { hint, ID_NAMES, limit, loose, sandboxId } from './common.ts';
+import { hint, ID_NAMES, limit, nextCursor, sandboxId } from './common.ts';
 import { coreFields, invert, PAGE_ARGS, toCore } from './coreArgs.ts';
 
 const fields = coreFields(searchPageQuery.shape, PAGE_ARGS);
@@ -11,15 +11,14 @@ const fields = coreFields(searchPageQuery.shape, PAGE_ARGS);
 export const listRequests = defineTool({
   name: 'list_requests',
   title: 'List captured requests',
-  description:
-    'Lists captured HTTP requests, newest first. query matches method, path, query string, status and rule name.',
+  description: 'Lists captured HTTP requests, newest first, as summaries (get_request reads one in full).',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     query: fields.query.describe('Free text: method, path, query string, status, rule name.'),
     limit,
     cursor: fields.cursor.describe('next_cursor from the previous page.'),
   }),
-  outputSchema: z.object({ requests: z.array(loose), next_cursor: z.string().nullable(), hint }),
+  outputSchema: z.object({ requests: z.array(requestSummarySchema), next_cursor: nextCursor, hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(PAGE_ARGS) },
   async handler(args, { backend }) {

@@ -7,16 +7,12 @@ const fields = coreFields(coreRule.shape, MOCK_RULE_ARGS);
 
 export const mockRuleInput = z.object({
   name: fields.name,
-  method: fields.method.describe('HTTP method; empty or ANY matches every method.'),
-  pattern: fields.pattern.describe(
-    'Path pattern: /users/{id}, /files/*, /api/**, or regex:^/v[0-9]+/.*$; empty matches every path.',
-  ),
+  method: fields.method.describe('Empty or ANY: every method.'),
+  pattern: fields.pattern.describe('/users/{id}, /files/*, /api/**, regex:^/v[0-9]+/; empty: every path.'),
   status_code: fields.status_code.default(200),
   headers: fields.headers,
-  body: fields.body.describe(
-    'Reply body; templates: {{uuid}}, {{now}}, {{body.field}}, {{query.x}}, {{header.x}}, {{path.x}}.',
-  ),
-  is_fallback: fields.is_fallback.describe('Answers whatever no other rule matched (at most one).'),
+  body: fields.body.describe('Templates: {{uuid}} {{now}} {{body.x}} {{query.x}} {{header.x}} {{path.x}}.'),
+  is_fallback: fields.is_fallback.describe('Answers what no other rule matched.'),
 });
 
 export const mockRules = z

@@ -1,8 +1,8 @@
 // set_mock_rules: replaces the replies a sandbox's capture URL gives.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { mockRuleViews } from '../views.ts';
-import { hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { mockRuleSchema, sandboxView } from '../views.ts';
+import { hint, ID_NAMES, sandboxId } from './common.ts';
 import { invert, MOCK_RULE_ARGS } from './coreArgs.ts';
 import { mockRules, toCoreRules } from './mockRuleInput.ts';
 
@@ -10,14 +10,13 @@ export const setMockRules = defineTool({
   name: 'set_mock_rules',
   title: 'Set mock rules',
   description:
-    'Replaces the whole list of reply rules of the sandbox capture URL (rules not sent are removed). The first ' +
-    'rule whose method and pattern match answers; a rule with is_fallback answers the rest; with no match the ' +
-    'reply is 200 {}. Bodies and headers may use templates such as {{body.email}} or {{uuid}}.',
+    'Replaces all reply rules of the capture URL. The first rule whose method and pattern match answers; an ' +
+    'is_fallback rule answers the rest; else the reply is 200 {}.',
   inputSchema: z.object({ sandbox_id: sandboxId, rules: mockRules }),
   outputSchema: z.object({
     sandbox_id: z.string(),
     capture_url: z.string(),
-    mock_rules: z.array(loose),
+    mock_rules: z.array(mockRuleSchema),
     hint,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -27,7 +26,7 @@ export const setMockRules = defineTool({
     return {
       sandbox_id: sandbox.id,
       capture_url: sandbox.captureUrl,
-      mock_rules: mockRuleViews(sandbox),
+      mock_rules: sandboxView(sandbox).mock_rules,
       hint: `Requests to ${sandbox.captureUrl}/<path> now get these replies.`,
     };
   },

@@ -1,9 +1,12 @@
-// Shared by the wait tools: progress every 5 s while blocked, and `since`/`after` turned into one instant.
+// Shared by the wait tools: progress every 5 s while blocked, `since`/`after` turned into one instant, and
+// core's report of what did not match in the tools' argument names, with the corrected call as the hint.
+import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { instant } from '../../core/schemas.ts';
 import type { ToolContext } from '../toolkit.ts';
 import { ToolError } from '../toolkit.ts';
 import { UUID_PATTERN } from '../../core/random.ts';
+import type { MessageMiss, RequestMiss } from '../../core/waitMisses.ts';
 
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -35,7 +38,7 @@ export async function startingPoint(
   since: Date | undefined,
   after: string | undefined,
   receivedAtOf: (id: string) => Promise<Date>,
-): Promise<Date | undefined> {
+): Promise<StartingPoint | undefined> {
   const points: Date[] = [];
   if (since !== undefined) points.push(since);
   if (after !== undefined && after !== '') {
@@ -57,7 +60,7 @@ export async function startingPoint(
       if (!parsed.success) {
         const range = parsed.error.issues.find((i) => i.code === 'custom')?.message;
         throw new ToolError(
-          'INVALID_ARGUMENT',
+          'INVALID_INPUT',
           range === undefined
             ? `after "${after}" is neither an item id nor an ISO instant`
             : `after "${after}" is an instant that ${range}`,
@@ -67,6 +70,129 @@ export async function startingPoint(
       points.push(parsed.data);
     }
   }
-  if (points.length === 0) return undefined;
-  return new Date(Math.max(...points.map((d) => d.getTime())));
+  const [first, second] = points;
+  if (first === undefined) return undefined;
+  // The argument that set the instant is the one a report names when an item came before it.
+  if (second !== undefined)
+    return second > first ? { at: second, arg: 'after' } : { at: first, arg: 'since' };
+  return { at: first, arg: since !== undefined ? 'since' : 'after' };
+}
+
+export interface StartingPoint {
+  at: Date;
+  arg: 'since' | 'after';
+}
+
+const CORE_TO_ARG: Record<string, string> = {
+  subjectContains: 'subject_contains',
+  fromContains: 'from_contains',
+  capturedFor: 'to',
+  isRead: 'unread_only',
+  method: 'method',
+  pathContains: 'path_contains',
+};
+
+/** Core filter names as the agent passed them; `since` is whichever of since/after set the instant. */
+export function filterArgs(failed: readonly string[], from: StartingPoint | undefined): string[] {
+  return failed.map((f) => (f === 'since' ? (from?.arg ?? 'since') : (CORE_TO_ARG[f] ?? f)));
+}
+
+const failedFilters = z.array(z.string()).describe('The arguments that turned it away.');
+
+export const emailMissSchema = z.object({
+  id: z.string(),
+  subject: z.string().nullable(),
+  from: z.string(),
+  received_at: z.string(),
+  failed_filters: failedFilters,
+});
+
+export const requestMissSchema = z.object({
+  id: z.string(),
+  method: z.string(),
+  path: z.string(),
+  received_at: z.string(),
+  failed_filters: failedFilters,
+});
+
+export function emailMissView(m: MessageMiss, from: StartingPoint | undefined) {
+  return {
+    id: m.id,
+    subject: m.subject,
+    from: m.from,
+    received_at: m.receivedAt.toISOString(),
+    failed_filters: filterArgs(m.failedFilters, from),
+  };
+}
+
+export function requestMissView(m: RequestMiss, from: StartingPoint | undefined) {
+  return {
+    id: m.id,
+    method: m.method,
+    path: m.path,
+    received_at: m.receivedAt.toISOString(),
+    failed_filters: filterArgs(m.failedFilters, from),
+  };
+}
+
+/** The longest word of a subject (the later one on a tie), a substring likely to stay in a resend. */
+function keyWord(subject: string | null): string | undefined {
+  let best: string | undefined;
+  for (const word of (subject ?? '').match(/[\p{L}\p{N}]{3,}/gu) ?? []) {
+    if (best === undefined || word.length >= best.length) best = word;
+  }
+  return best;
+}
+
+/** The bare address of a From header (`Acme <no-reply@acme.test>` -> `no-reply@acme.test`). */
+function address(from: string): string {
+  return (/<([^<>]+)>/.exec(from)?.[1] ?? from).trim();
+}
+
+const q = (v: unknown) => JSON.stringify(v);
+
+/** How to change one failed argument so that `item` would match. */
+function fix(
+  arg: string,
+  args: Record<string, unknown>,
+  item: { subject?: string | null; from?: string; method?: string; path?: string },
+): string {
+  switch (arg) {
+    case 'subject_contains': {
+      const word = keyWord(item.subject ?? null);
+      return word === undefined
+        ? 'without subject_contains'
+        : `with subject_contains ${q(word)} or without it`;
+    }
+    case 'from_contains':
+      return `with from_contains ${q(address(item.from ?? ''))} or without it`;
+    case 'to':
+      return 'without to (it was sent to another address of the sandbox; list_emails shows captured_for)';
+    case 'unread_only':
+      return 'with unread_only: false (an earlier wait already returned it)';
+    case 'method':
+      return `with method ${q(item.method)} or without it`;
+    case 'path_contains':
+      return `with path_contains ${q(item.path)} or without it`;
+    default:
+      // since/after: the item is older than the point the agent asked for, most likely one already handled.
+      return `with an earlier ${arg} only if you want an item from before ${q(args[arg])}`;
+  }
+}
+
+/** "An email "Your code" from x did not match subject_contains "verify": call wait_for_email again with ...". */
+export function missHint(
+  tool: 'wait_for_email' | 'wait_for_request',
+  args: Record<string, unknown>,
+  miss: { failed_filters: string[]; subject?: string | null; from?: string; method?: string; path?: string },
+): string {
+  const what =
+    tool === 'wait_for_email'
+      ? `An email ${q(miss.subject ?? '(no subject)')} from ${miss.from}`
+      : `A request ${miss.method} ${miss.path}`;
+  const failed = miss.failed_filters
+    .map((arg) => (arg === 'unread_only' ? 'unread_only' : `${arg} ${q(args[arg])}`))
+    .join(' and ');
+  const fixes = miss.failed_filters.map((arg) => fix(arg, args, miss)).join(', and ');
+  return `${what} did not match ${failed}: call ${tool} again ${fixes}.`;
 }
