@@ -25,8 +25,7 @@ import { connectHttp } from './client.ts';
 const SEED = 0x15_3c9;
 const RUNS = 30;
 
-const CODES =
-  /^(INVALID_INPUT|NOT_FOUND|CONFLICT|RATE_LIMITED|PAYLOAD_TOO_LARGE|UNAVAILABLE): \S/;
+const CODES = /^(INVALID_INPUT|NOT_FOUND|CONFLICT|RATE_LIMITED|PAYLOAD_TOO_LARGE|UNAVAILABLE): \S/;
 
 // ---- hostile values ----
 
