@@ -1,5 +1,6 @@
-// Finds vocabulary words in a line with word boundaries that fit the script: Latin and Cyrillic words
-// must stand alone ("code" is not in "barcode"), CJK words are matched anywhere.
+// Finds vocabulary words in a line with word boundaries that fit the script: words of spaced scripts must
+// stand alone ("code" is not in "barcode") unless written with a "*" (see lexicon/types.ts); words of scripts
+// written without spaces (CJK, Thai) match anywhere. One pass over the line, words bucketed by first letter.
 
 export interface Hit {
   start: number;
@@ -7,8 +8,13 @@ export interface Hit {
   weight: number;
 }
 
-const WORD_CHAR = /[\p{L}\p{N}]/u;
-const NEEDS_BOUNDARY = /^[\p{Script=Latin}\p{Script=Cyrillic}0-9]/u;
+/** Letters, digits and combining marks of scripts that separate words with spaces. */
+const WORD_CHAR =
+  /(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}])[\p{L}\p{N}\p{M}]/u;
+const NEEDS_BOUNDARY =
+  /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Devanagari}0-9]/u;
+/** How far a "*" word reaches into the rest of its compound or ending, in characters. */
+const MAX_AFFIX = 16;
 
 function isWordChar(c: string | undefined): boolean {
   return c !== undefined && WORD_CHAR.test(c);
@@ -26,34 +32,88 @@ export function lowerSameLength(text: string): string {
   return out;
 }
 
+interface Word {
+  text: string;
+  weight: number;
+  boundary: boolean;
+  anyPrefix: boolean;
+  anySuffix: boolean;
+}
+
 export interface WordTable {
-  words: ReadonlyArray<{ text: string; weight: number; boundary: boolean }>;
+  /** Words that must start a word (or match anywhere), by their first character. */
+  byFirst: Map<string, Word[]>;
+  /** Words that may end a compound: found with indexOf, then widened to the whole word. */
+  compound: Word[];
 }
 
 export function wordTable(entries: ReadonlyArray<readonly [string, number]> | readonly string[]): WordTable {
-  return {
-    words: entries.map((e) => {
-      const [text, weight] = typeof e === 'string' ? [e, 1] : e;
-      return { text, weight, boundary: NEEDS_BOUNDARY.test(text) };
-    }),
-  };
+  const byFirst = new Map<string, Word[]>();
+  const compound: Word[] = [];
+  const seen = new Set<string>();
+  for (const e of entries) {
+    const [raw, weight] = typeof e === 'string' ? [e, 1] : e;
+    if (seen.has(raw)) continue;
+    seen.add(raw);
+    const anyPrefix = raw.startsWith('*');
+    const anySuffix = raw.length > 1 && raw.endsWith('*');
+    const text = raw.slice(anyPrefix ? 1 : 0, anySuffix ? -1 : undefined);
+    if (text === '') continue;
+    const word = { text, weight, boundary: NEEDS_BOUNDARY.test(text), anyPrefix, anySuffix };
+    if (anyPrefix) {
+      compound.push(word);
+      continue;
+    }
+    const first = text[0] as string;
+    const bucket = byFirst.get(first) ?? [];
+    bucket.push(word);
+    byFirst.set(first, bucket);
+  }
+  return { byFirst, compound };
+}
+
+/** The end of a match of `word` at [at, at + text.length), or -1 when a boundary rule fails. */
+function matchEnd(lower: string, word: Word, at: number): number {
+  let end = at + word.text.length;
+  if (!word.boundary) return end;
+  if (word.anySuffix) {
+    const limit = Math.min(lower.length, end + MAX_AFFIX);
+    while (end < limit && isWordChar(lower[end])) end++;
+    return isWordChar(lower[end]) ? -1 : end;
+  }
+  if (lower[end] === 's' && !isWordChar(lower[end + 1])) end++;
+  const lastChar = word.text[word.text.length - 1];
+  return isWordChar(lastChar) && isWordChar(lower[end]) ? -1 : end;
 }
 
 /** Every occurrence of every word in `lower`, sorted by start. A plural "s" is allowed after a word. */
 export function findHits(lower: string, table: WordTable): Hit[] {
   const hits: Hit[] = [];
-  for (const { text, weight, boundary } of table.words) {
-    let at = lower.indexOf(text);
+  let prevWord = false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower[i] as string;
+    const bucket = table.byFirst.get(c);
+    if (bucket !== undefined) {
+      for (const word of bucket) {
+        if (word.boundary && prevWord && isWordChar(c)) continue;
+        if (!lower.startsWith(word.text, i)) continue;
+        const end = matchEnd(lower, word, i);
+        if (end !== -1) hits.push({ start: i, end, weight: word.weight });
+      }
+      prevWord = isWordChar(c);
+    } else {
+      prevWord = isWordChar(c);
+    }
+  }
+  for (const word of table.compound) {
+    let at = lower.indexOf(word.text);
     while (at !== -1) {
-      let end = at + text.length;
-      if (boundary && lower[end] === 's' && !isWordChar(lower[end + 1])) end++;
-      const lastChar = text[text.length - 1];
-      const ok =
-        !boundary ||
-        ((!isWordChar(text[0]) || !isWordChar(lower[at - 1])) &&
-          (!isWordChar(lastChar) || !isWordChar(lower[end])));
-      if (ok) hits.push({ start: at, end, weight });
-      at = lower.indexOf(text, at + 1);
+      let start = at;
+      const floor = Math.max(0, at - MAX_AFFIX);
+      while (start > floor && isWordChar(lower[start - 1])) start--;
+      const end = isWordChar(lower[start - 1]) ? -1 : matchEnd(lower, word, at);
+      if (end !== -1) hits.push({ start, end, weight: word.weight });
+      at = lower.indexOf(word.text, at + 1);
     }
   }
   return hits.sort((a, b) => a.start - b.start || b.end - a.end);

@@ -1,72 +1,32 @@
 // Words that tell an OTP apart from other numbers in mail, in the languages senders commonly use.
-// Lower case; matching is done on a lower-cased line of the same length.
+// Lower case; matching is done on a lower-cased line of the same length. The words of each language are in
+// lexicon/; this module joins them and holds the lists that are not about codes.
+import { ASIA } from './lexicon/asia.ts';
+import { EAST } from './lexicon/east.ts';
+import { NORTH } from './lexicon/north.ts';
+import type { Lexicon } from './lexicon/types.ts';
+import { WEST } from './lexicon/west.ts';
+
+/** The languages whose words the extractor knows; each lexicon names its own. */
+export const LEXICONS: Readonly<Record<string, Lexicon>> = { ...WEST, ...NORTH, ...EAST, ...ASIA };
+
+const all = (pick: (l: Lexicon) => readonly string[]): string[] => Object.values(LEXICONS).flatMap(pick);
 
 /** Said right next to a one-time code. Weight 1 is decisive, 0.8 strong, 0.45 a hint. */
 export const CODE_WORDS: ReadonlyArray<readonly [string, number]> = [
-  ...[
-    'verification code', 'verify code', 'security code', 'login code', 'log-in code', 'sign-in code',
-    'signin code', 'sign in code', 'one-time', 'one time', 'onetime', 'otp', 'passcode', 'pass code',
-    'auth code', 'authentication code', 'confirmation code', 'access code', '2fa code', 'mfa code',
-    'two-factor code', 'temporary code', 'device code', 'activation code', 'activation key', 'code de vérification', 'code de verification',
-    'code de sécurité', 'code de confirmation', "code d'accès", 'code de connexion', 'usage unique',
-    'bestätigungscode', 'sicherheitscode', 'verifizierungscode', 'einmalcode', 'einmalpasswort',
-    'anmeldecode', 'zugangscode', 'código de verificación', 'código de seguridad', 'código de acceso',
-    'código de confirmación', 'código de verificação', 'código de segurança', 'código de acesso',
-    'código de confirmação', 'codice di verifica', 'codice di sicurezza', 'codice di accesso',
-    'verificatiecode', 'beveiligingscode', 'toegangscode', 'bevestigingscode', 'eenmalige',
-    '認証コード', '確認コード', 'ワンタイム', '認証番号', '確認番号', 'セキュリティコード', 'パスコード',
-    '验证码', '驗證碼', '校验码', '动态码', '动态密码', '인증번호', '인증 코드', '인증코드',
-    'код подтверждения', 'проверочный код', 'kod weryfikacyjny', 'kod jednorazowy', 'engångskod',
-    'verifieringskod', 'bekräftelsekod',
-  ].map((w) => [w, 1] as const),
-  ...[
-    'code', 'código', 'codigo', 'codice', 'kod', 'код', 'pin', 'tan', 'コード', 'verification',
-    'vérification', 'verificación', 'verificação', 'verifica', 'verificatie', 'bestätigung',
-    'authentication', 'authentification', 'authentifizierung', 'autenticación', 'autenticação', '2fa',
-    'mfa', 'two-factor', 'two factor', '2-step', 'zweistufig',
-  ].map((w) => [w, 0.8] as const),
-  ...[
-    'verify', 'vérifier', 'confirm', 'sign in', 'sign-in', 'log in', 'log-in', 'login', 'signin',
-    'password', 'mot de passe', 'passwort', 'contraseña', 'senha', 'パスワード', 'enter', 'saisissez',
-    'saisir', 'eingeben', 'introduce', 'ingresa', 'ingrese', 'digite', 'insira', 'inserisci', '入力',
-    '输入', 'connexion', 'anmelden', 'anmeldung', 'iniciar sesión', 'ログイン', '登录',
-  ].map((w) => [w, 0.45] as const),
-]; // prettier-ignore
+  ...all((l) => l.strong).map((w) => [w, 1] as const),
+  ...all((l) => l.code).map((w) => [w, 0.8] as const),
+  ...all((l) => l.hint).map((w) => [w, 0.45] as const),
+];
 
 /**
  * Kinds of "code" that are not one-time codes. A hit here also hides any code word inside it, so
  * "promo code" never counts as "code".
  */
-export const NOT_OTP_CODES: readonly string[] = [
-  'promo code', 'promotional code', 'discount code', 'coupon code', 'coupon', 'voucher code', 'voucher',
-  'gift code', 'gift card', 'referral code', 'zip code', 'zipcode', 'postal code', 'post code',
-  'postcode', 'area code', 'country code', 'tracking code', 'booking code', 'reservation code',
-  'error code', 'status code', 'product code', 'qr code', 'source code', 'colour code', 'color code',
-  'dress code', 'code review', 'code change', 'code owner', 'discount', 'code promo', 'code postal', 'code promotionnel', 'code de réduction',
-  'código postal', 'código de descuento', 'código promocional', 'cupón', 'código de desconto', 'cupom',
-  'gutscheincode', 'gutschein', 'rabattcode', 'aktionscode', 'postleitzahl', 'codice sconto',
-  'codice promozionale', 'codice postale', 'kortingscode', 'クーポン', '割引コード', '郵便番号',
-  '优惠码', '邮编', 'booking reference', 'record locator',
-]; // prettier-ignore
+export const NOT_OTP_CODES: readonly string[] = all((l) => l.notOtp);
 
 /** Labels of numbers that identify something else: orders, accounts, phones, addresses, amounts. */
-export const OTHER_NUMBER_WORDS: readonly string[] = [
-  'order', 'order number', 'order no', 'order id', 'invoice', 'invoice number', 'receipt', 'reference',
-  'ref', 'ticket', 'case number', 'case id', 'case #', 'account', 'acct', 'account number', 'customer',
-  'customer number', 'customer id', 'member', 'membership', 'user id', 'booking', 'reservation', 'pnr',
-  'confirmation number', 'tracking', 'tracking number', 'shipment', 'parcel', 'transaction', 'txn',
-  'id', 'no.', 'nr.', 'nº', 'n°', 'zip', 'postal', 'plz', 'phone', 'call', 'tel', 'telephone', 'fax',
-  'mobile', 'whatsapp', 'hotline', 'amount', 'total', 'subtotal', 'price', 'balance', 'qty',
-  'quantity', 'version', 'release', 'model', 'serial', 'sku', 'item', 'product', 'flight', 'seat',
-  'gate', 'room', 'street', 'suite', 'apt', 'box', 'issue', 'pull request', 'pr', 'merge request', 'run', 'commit', 'build',
-  'pipeline', 'job', 'bestellung', 'bestellnummer', 'auftragsnummer', 'auftrag', 'rechnung',
-  'rechnungsnummer', 'kundennummer', 'buchung', 'buchungsnummer', 'vorgangsnummer', 'sendungsnummer',
-  'telefon', 'commande', 'numéro de commande', 'facture', 'référence', 'réservation', 'dossier',
-  'téléphone', 'pedido', 'número de pedido', 'factura', 'reserva', 'referencia', 'teléfono',
-  'encomenda', 'fatura', 'telefone', 'ordine', 'fattura', 'prenotazione', 'telefono', 'bestelling',
-  'factuur', 'reservering', '注文番号', '注文', '予約番号', '予約', 'お問い合わせ番号', '会員番号',
-  '電話', '订单', '订单号', '快递', '电话', '会员', 'off', 'save', 'sale',
-]; // prettier-ignore
+export const OTHER_NUMBER_WORDS: readonly string[] = all((l) => l.other);
 
 /** Phrases that put a card or phone's last digits right after them. */
 export const LAST_DIGITS_WORDS: readonly string[] = [
