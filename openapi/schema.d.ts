@@ -353,7 +353,12 @@ export interface paths {
         delete: operations["deleteRequest"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Mark a request read or unread
+         * @description Additive. Sets `isRead`, as for messages. The request stays stored; with `isRead: false` it
+         *     matches `isRead=false` filters again (and a wait with `markRead` can hand it out again).
+         */
+        patch: operations["updateRequest"];
         trace?: never;
     };
     "/sandboxes/{sandboxId}/requests/{requestId}/raw": {
@@ -625,6 +630,10 @@ export interface components {
             /** @description `true` marks the message consumed; `false` makes it match `isRead=false` filters again. */
             isRead: boolean;
         };
+        UpdateRequest: {
+            /** @description `true` marks the request consumed; `false` makes it match `isRead=false` filters again. */
+            isRead: boolean;
+        };
         NameValue: {
             name: string;
             value: string;
@@ -692,6 +701,8 @@ export interface components {
         RequestSummary: {
             /** Format: uuid */
             id: string;
+            /** @description Additive. True once a wait with `markRead` handed the request out, or PATCH marked it read. */
+            isRead: boolean;
             method: string;
             /** @description Path, recorded separately from the query string. */
             path: string;
@@ -712,6 +723,8 @@ export interface components {
         RequestDetail: {
             /** Format: uuid */
             id: string;
+            /** @description Additive. True once a wait with `markRead` handed the request out, or PATCH marked it read. */
+            isRead: boolean;
             method: string;
             /** @description Path, recorded separately from the query string. */
             path: string;
@@ -1024,6 +1037,22 @@ export interface components {
         Since: string;
         /** @description Filter on the read flag; `false` selects unconsumed mail. */
         IsRead: boolean;
+        /**
+         * @description Additive. Filter on the read flag of captured requests; `false` selects requests no wait with
+         *     `markRead` has handed out (and not marked read by PATCH).
+         */
+        RequestIsRead: boolean;
+        /**
+         * @description Additive, default false. Claims the item it returns: marks it read in the same statement that
+         *     checks it, so with `isRead=false` two concurrent waits never return the same item (a wait whose
+         *     claim loses keeps waiting). Without it the wait reads only, as described above.
+         */
+        MarkRead: boolean;
+        /**
+         * @description Additive, default false. Adds the `Sandtrap-Wait-Misses` header to the 200 and the 204: what did
+         *     not match and which filter turned it away.
+         */
+        Explain: boolean;
         /** @description How long to wait for a match, in seconds. 0 checks once and returns at once. */
         TimeoutSeconds: number;
     };
@@ -1035,6 +1064,16 @@ export interface components {
          *     `requestId`.
          */
         XRequestId: string;
+        /**
+         * @description Only with `explain=true`. Percent-encoded (encodeURIComponent) UTF-8 JSON:
+         *     `{"nonMatchingArrivals": <count of arrivals during the wait that did not match>, "misses": [...]}`,
+         *     where `misses` lists at most 5 items that did not match, arrivals during the wait first, then unread
+         *     items already captured, newest first. Each has `id`, `receivedAt`, `failedFilters` (the query
+         *     parameter names that turned it away: `subjectContains`, `fromContains`, `capturedFor`, `isRead`,
+         *     `since`, `method`, `pathContains`) and, for messages, `subject` and `from`, for requests `method`
+         *     and `path` (each cut to 100 characters, ending in `…` when cut).
+         */
+        SandtrapWaitMisses: string;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
         /** @description Authentication challenge, `Bearer`. */
@@ -1399,6 +1438,17 @@ export interface operations {
                  *     again; callers de-duplicate by id.
                  */
                 since?: components["parameters"]["Since"];
+                /**
+                 * @description Additive, default false. Claims the item it returns: marks it read in the same statement that
+                 *     checks it, so with `isRead=false` two concurrent waits never return the same item (a wait whose
+                 *     claim loses keeps waiting). Without it the wait reads only, as described above.
+                 */
+                markRead?: components["parameters"]["MarkRead"];
+                /**
+                 * @description Additive, default false. Adds the `Sandtrap-Wait-Misses` header to the 200 and the 204: what did
+                 *     not match and which filter turned it away.
+                 */
+                explain?: components["parameters"]["Explain"];
             };
             header?: never;
             path: {
@@ -1413,6 +1463,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Sandtrap-Wait-Misses": components["headers"]["SandtrapWaitMisses"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1423,6 +1474,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Sandtrap-Wait-Misses": components["headers"]["SandtrapWaitMisses"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1594,6 +1646,11 @@ export interface operations {
                  */
                 q?: string;
                 /**
+                 * @description Additive. Filter on the read flag of captured requests; `false` selects requests no wait with
+                 *     `markRead` has handed out (and not marked read by PATCH).
+                 */
+                isRead?: components["parameters"]["RequestIsRead"];
+                /**
                  * @description Page size, at least 1, default 50. Values above 200 are accepted and clamped to 200 (the
                  *     effective maximum).
                  */
@@ -1654,6 +1711,11 @@ export interface operations {
                 method?: string;
                 /** @description Substring of the request path (the query string is not part of the path). */
                 pathContains?: string;
+                /**
+                 * @description Additive. Filter on the read flag of captured requests; `false` selects requests no wait with
+                 *     `markRead` has handed out (and not marked read by PATCH).
+                 */
+                isRead?: components["parameters"]["RequestIsRead"];
                 /** @description How long to wait for a match, in seconds. 0 checks once and returns at once. */
                 timeoutSeconds?: components["parameters"]["TimeoutSeconds"];
                 /**
@@ -1661,6 +1723,17 @@ export interface operations {
                  *     again; callers de-duplicate by id.
                  */
                 since?: components["parameters"]["Since"];
+                /**
+                 * @description Additive, default false. Claims the item it returns: marks it read in the same statement that
+                 *     checks it, so with `isRead=false` two concurrent waits never return the same item (a wait whose
+                 *     claim loses keeps waiting). Without it the wait reads only, as described above.
+                 */
+                markRead?: components["parameters"]["MarkRead"];
+                /**
+                 * @description Additive, default false. Adds the `Sandtrap-Wait-Misses` header to the 200 and the 204: what did
+                 *     not match and which filter turned it away.
+                 */
+                explain?: components["parameters"]["Explain"];
             };
             header?: never;
             path: {
@@ -1675,6 +1748,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Sandtrap-Wait-Misses": components["headers"]["SandtrapWaitMisses"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1685,6 +1759,7 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "Sandtrap-Wait-Misses": components["headers"]["SandtrapWaitMisses"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1740,6 +1815,32 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured HTTP request. */
+                requestId: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRequest"];
+            };
+        };
         responses: {
             204: components["responses"]["NoContent"];
             400: components["responses"]["BadRequest"];

@@ -3,7 +3,8 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../../openapi/schema.d.ts';
 
 export type { components, paths } from '../../openapi/schema.d.ts';
-export type SandtrapClient = Client<paths>;
+/** The typed client, and the server address it was made for (errors name it). */
+export type SandtrapClient = Client<paths> & { readonly serverUrl: string };
 
 export interface ClientOptions {
   /** The server's base URL, e.g. http://127.0.0.1:8025 (with or without /api/v1). */
@@ -19,5 +20,5 @@ export function createSandtrapClient({ baseUrl, apiKey, fetch: fetchImpl }: Clie
     headers: { Authorization: `Bearer ${apiKey}` },
     ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
   });
-  return client;
+  return Object.assign(client, { serverUrl: root });
 }

@@ -32,6 +32,7 @@ export const MESSAGE_DETAIL_KEYS = [
 
 export const REQUEST_SUMMARY_KEYS = [
   'id',
+  'isRead',
   'method',
   'mockName',
   'mockStatusCode',

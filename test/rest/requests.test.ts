@@ -191,6 +191,7 @@ describeEachStore('REST requests', (getStore) => {
             sourceIp: '127.0.0.1',
             receivedAt: 'checked below',
             sizeBytes: 17,
+            isRead: false,
           },
         );
         assert.match(created.receivedAt, ISO_RE);
@@ -208,6 +209,7 @@ describeEachStore('REST requests', (getStore) => {
             sourceIp: '127.0.0.1',
             receivedAt: 'x',
             sizeBytes: 0,
+            isRead: false,
           },
         );
         assert.ok(Date.parse(health.receivedAt) > at, 'newer is later');
