@@ -116,7 +116,9 @@ export function findHits(lower: string, table: WordTable): Hit[] {
       at = lower.indexOf(word.text, at + 1);
     }
   }
-  return hits.sort((a, b) => a.start - b.start || b.end - a.end);
+  hits.sort((a, b) => a.start - b.start || b.end - a.end || b.weight - a.weight);
+  // The same span found twice (a word in two languages' lists) is one hit, at its highest weight.
+  return hits.filter((h, k) => k === 0 || h.start !== hits[k - 1]?.start || h.end !== hits[k - 1]?.end);
 }
 
 /** Whether any word of the table occurs in `lower`. */

@@ -1,5 +1,6 @@
 // Finds the one-time code in an email: heuristic candidates from the subject, the text part and the
 // HTML part, ranked by score; or, when the caller gives an RE2 pattern, its first match.
+import { joinCharCells } from './charCells.ts';
 import { htmlToLines, textToLines, type TextLine } from './lines.ts';
 import { codeWordWeight, scoreLines, type AnalysedLine } from './otpScore.ts';
 import { compileRe2, findAll, inputError, snippet } from './re2.ts';
@@ -50,9 +51,9 @@ const MAX_SOURCE_CHARS = 1_000_000;
 
 function linesOf(source: OtpSource, value: string): TextLine[] {
   const bounded = value.slice(0, MAX_SOURCE_CHARS);
-  if (source === 'html') return htmlToLines(bounded);
+  if (source === 'html') return joinCharCells(htmlToLines(bounded));
   if (source === 'subject') return textToLines(bounded.replace(/[\r\n]+/g, ' '));
-  return textToLines(bounded);
+  return joinCharCells(textToLines(bounded));
 }
 
 function sourcesOf(input: OtpInput): Array<[OtpSource, string]> {

@@ -1,6 +1,6 @@
 // The negative rules for a numeric token: what around it makes it a year, a price, a time, a card's
 // last digits, a ZIP code or a quantity. Each check looks only a few characters around the token.
-import { findHits, lowerSameLength, wordTable } from './keywordHits.ts';
+import { findHits, lowerSameLength, wordTable, type Hit } from './keywordHits.ts';
 import type { Token } from './otpTokens.ts';
 import {
   CURRENCY_CODES,
@@ -118,7 +118,12 @@ export function numericRules(line: string, token: Token): RuleResult {
   return factor === 1 ? KEEP : { drop: false, factor, reason };
 }
 
-/** Footers and postal addresses: any number on such a line is almost never the code. */
-export function footerLine(lowerLine: string): boolean {
-  return findHits(lowerLine, FOOTER).length > 0;
+/** Where a line says it is a footer or a postal address: numbers near such words are almost never the code. */
+export function footerHits(lowerLine: string): Hit[] {
+  return findHits(lowerLine, FOOTER);
+}
+
+/** Whether a footer word sits within a sentence or two of [start, end). */
+export function nearFooter(footer: Hit[], start: number, end: number): boolean {
+  return footer.some((h) => h.end > start - 80 && h.start < end + 40);
 }

@@ -2,7 +2,7 @@
 // line, emphasis, and the negative rules. Scores are 0..~1.3 before the caller clamps them.
 import { findHits, lowerSameLength, wordTable, type Hit } from './keywordHits.ts';
 import type { TextLine } from './lines.ts';
-import { footerLine, numericRules } from './otpRules.ts';
+import { footerHits, nearFooter, numericRules } from './otpRules.ts';
 import { asciiFold, lineTokens, type Token } from './otpTokens.ts';
 import { CODE_WORDS, NOT_OTP_CODES, OTHER_NUMBER_WORDS } from './vocabulary.ts';
 
@@ -21,7 +21,8 @@ export interface AnalysedLine {
   hits: LabelHit[];
   /** digitsBefore[i] = digits in text[0, i). */
   digitsBefore: Uint32Array;
-  footer: boolean;
+  /** Footer and postal-address words. */
+  footer: Hit[];
   notOtpCode: boolean;
 }
 
@@ -60,7 +61,7 @@ export function analyseLine(line: TextLine): AnalysedLine {
     emph: line.emph,
     hits,
     digitsBefore,
-    footer: footerLine(lower),
+    footer: footerHits(lower),
     notOtpCode: notOtp.length > 0,
   };
 }
@@ -93,43 +94,54 @@ interface Influence {
   negative: number;
 }
 
-/** The label nearest before a token decides what it is; a label already followed by digits named those. */
+/** Whether a line ends with this hit: "Order number:" labels what follows, "for your order today" does not. */
+function endsWith(line: AnalysedLine, hit: Hit): boolean {
+  const rest = line.text.length - hit.end;
+  return rest <= 6 && /^[\s\p{P}\p{S}]*$/u.test(line.text.slice(hit.end));
+}
+
+/** What a line above says about a token: its strongest code word, or a label it ends with. */
+function lineAbove(prev: AnalysedLine, decay: number): Influence {
+  const lastHit = prev.hits[prev.hits.length - 1] as LabelHit;
+  if (lastHit.negative && endsWith(prev, lastHit)) return { positive: 0, negative: lastHit.weight * decay };
+  // A line reads as a whole: "Your confirmation code is below; enter it with your account" is about a code.
+  let best: LabelHit | undefined;
+  for (const hit of prev.hits)
+    if (!hit.negative && (best === undefined || hit.weight > best.weight)) best = hit;
+  if (best === undefined) return { positive: 0, negative: 0 };
+  const blocked = digitsBetween(prev, best.end, prev.text.length);
+  return { positive: best.weight * decay * (blocked ? 0.6 : 1), negative: 0 };
+}
+
+/**
+ * How code words and other labels around a token bear on it. On its own line the strongest code word before it
+ * counts, but the label nearest before it decides when that names another number ("order number: 88120934").
+ * Lines above count when this one says little; one word after it ("482913 is your code") can also vouch.
+ */
 function influence(lines: AnalysedLine[], index: number, token: Token, short: boolean): Influence {
   const line = lines[index] as AnalysedLine;
   let positive = 0;
   let negative = 0;
-  let decided = false;
+  let nearest = true;
   const last = lastHitIndexBefore(line.hits, token.start);
   for (let k = last; k >= 0 && k > last - 8; k--) {
     const hit = line.hits[k] as LabelHit;
     const blocked = digitsBetween(line, hit.end, token.start);
     const d = token.start - hit.end;
     if (hit.negative) {
-      if (blocked || negBefore(d) === 0) continue;
-      negative = hit.weight * negBefore(d);
+      if (nearest && !blocked && negBefore(d) > 0) negative = hit.weight * negBefore(d);
     } else {
-      positive = hit.weight * proxBefore(d) * (blocked ? 0.6 : 1);
+      positive = Math.max(positive, hit.weight * proxBefore(d) * (blocked ? 0.6 : 1));
     }
-    decided = true;
-    break;
+    nearest = false;
   }
-  for (let up = 1; !decided && up <= 3 && index - up >= 0; up++) {
+  for (let up = 1; negative === 0 && positive < 0.8 && up <= 3 && index - up >= 0; up++) {
     const prev = lines[index - up] as AnalysedLine;
-    const lastHit = prev.hits[prev.hits.length - 1];
-    if (lastHit === undefined) continue;
-    const blocked = digitsBetween(prev, lastHit.end, prev.text.length);
-    const decay = (lineDecay[up] as number) * (short ? 1 : 0.6);
-    if (lastHit.negative) {
-      negative = blocked ? 0 : lastHit.weight * decay;
-    } else {
-      // A label line reads as a whole: "Your confirmation code is below — enter it" is about a code.
-      let weight = 0;
-      for (let k = prev.hits.length - 1; k >= 0 && !(prev.hits[k] as LabelHit).negative; k--) {
-        weight = Math.max(weight, (prev.hits[k] as LabelHit).weight);
-      }
-      positive = weight * decay * (blocked ? 0.6 : 1);
-    }
-    decided = true;
+    if (prev.hits.length === 0) continue;
+    const above = lineAbove(prev, (lineDecay[up] as number) * (short ? 1 : 0.6));
+    if (last < 0) negative = above.negative;
+    positive = Math.max(positive, above.positive);
+    break;
   }
   let after: LabelHit | undefined;
   for (let k = last + 1; k < line.hits.length && k <= last + 8 && after === undefined; k++) {
@@ -177,6 +189,8 @@ export interface ScoredToken {
   alone: boolean;
 }
 
+const WORD_AND_NUMBER = /^(?:[A-Z]{3,}[0-9]{1,4}|[0-9]{1,4}[A-Z]{3,})$/;
+
 const LENGTH_BONUS: Record<number, number> = { 5: 0.03, 6: 0.08, 7: 0.03 };
 
 export function scoreToken(lines: AnalysedLine[], index: number, token: Token): ScoredToken | null {
@@ -189,6 +203,8 @@ export function scoreToken(lines: AnalysedLine[], index: number, token: Token): 
   if (token.kind === 'alnum') {
     // Letter+digit strings are everywhere (SKUs, model names); only a code word next to one makes it a code.
     if (positive < 0.5 || line.notOtpCode) return null;
+    // A word and a number ("SPRING15", "TAK10") is how shops name discount codes; one-time codes are random.
+    if (WORD_AND_NUMBER.test(token.code) && positive < 0.9) return null;
     score = 0.3;
   } else {
     const rules = numericRules(line.text, token);
@@ -199,7 +215,7 @@ export function scoreToken(lines: AnalysedLine[], index: number, token: Token): 
   }
   score += 0.45 * positive + (alone ? 0.15 : 0) + (emphasised(line, token) ? 0.12 : 0);
   if (negative > 0) score *= negative >= positive ? 1 - 0.85 * negative : 1 - 0.2 * negative;
-  if (line.footer) factor *= 0.3;
+  if (nearFooter(line.footer, token.start, token.end)) factor *= 0.3;
   return { token, score: score * factor, alone };
 }
 

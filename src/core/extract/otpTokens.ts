@@ -170,6 +170,28 @@ function gluedToWord(line: string, runs: Run[], index: number): boolean {
   );
 }
 
+/** "12-05-24" read as day-month-year, month-day-year or year-month-day. */
+function readsAsDate(group: Run[]): boolean {
+  const [a, b, c] = group.map((r) => Number(r.text)) as [number, number, number];
+  const day = (n: number): boolean => n >= 1 && n <= 31;
+  const month = (n: number): boolean => n >= 1 && n <= 12;
+  return (day(a) && month(b)) || (month(a) && day(b)) || (month(b) && day(c));
+}
+
+/**
+ * Groups that spell one code: the same separator throughout and groups of one size ("482 913", "48-29-13",
+ * "77 31 05 96", "4821 9912"), or single digits spaced out ("4 8 2 9 1 3"). Years side by side and dashed
+ * triples that read as a date are not codes.
+ */
+function codeGroups(group: Run[], seps: string[]): boolean {
+  const size = (group[0] as Run).text.length;
+  if (!group.every((r) => r.text.length === size) || !seps.every((s) => s === seps[0])) return false;
+  if (size === 1) return group.length >= 4 && seps[0] !== '-';
+  if (size > 4 || group.every((r) => isYear(r.text))) return false;
+  if (size === 2 && group.length === 3 && seps[0] !== ' ' && seps[0] !== '\u00a0') return !readsAsDate(group);
+  return true;
+}
+
 function numericTokens(line: string, runs: Run[], min: number, max: number): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -208,17 +230,8 @@ function numericTokens(line: string, runs: Run[], min: number, max: number): Tok
     }
     // Dates, times, decimals, versions and IP addresses.
     if (seps.some((s) => !GROUP_SEPARATORS.has(s))) continue;
-    const size = first.text.length;
     const joined = group.map((r) => r.text).join('');
-    const evenGroups = group.every((r) => r.text.length === size) && (size === 3 || size === 4);
-    const oneSeparator = seps.every((s) => s === seps[0]);
-    if (
-      evenGroups &&
-      oneSeparator &&
-      joined.length >= min &&
-      joined.length <= max &&
-      !group.every((r) => isYear(r.text))
-    ) {
+    if (codeGroups(group, seps) && joined.length >= min && joined.length <= max) {
       const last = group[group.length - 1] as Run;
       tokens.push({ code: joined, start: first.start, end: last.end, kind: 'numeric', loose: false });
       continue;
@@ -230,17 +243,37 @@ function numericTokens(line: string, runs: Run[], min: number, max: number): Tok
   return tokens;
 }
 
+const LETTER = /[A-Za-z]/;
+const DIGIT = /[0-9]/;
+
+/** Digits and letters counted in a string of [A-Za-z0-9]. */
+function mix(code: string): { letters: number; digits: number } {
+  let digits = 0;
+  for (let k = 0; k < code.length; k++) if (DIGIT.test(code[k] as string)) digits++;
+  return { letters: code.length - digits, digits };
+}
+
+/**
+ * Letter+digit codes in any case, alone or in dashed or spaced groups ("QX7-M2P", "k3m9-x2q7", "HX4 92T"),
+ * upper-cased without separators. Lower-case strings need more of both kinds, as words with a digit in them
+ * (mp3, web3) are common in prose.
+ */
 function alnumTokens(line: string, runs: Run[]): Token[] {
   const tokens: Token[] = [];
   const consider = (parts: Run[]): boolean => {
-    const code = parts.map((p) => p.text).join('');
-    if (code.length < 4 || code.length > 10) return false;
-    if (!/[A-Z]/.test(code) || !/[0-9]/.test(code) || NOT_CODE_TOKENS.has(code)) return false;
+    const written = parts.map((p) => p.text).join('');
+    if (written.length < 4 || written.length > 10) return false;
+    const { letters, digits } = mix(written);
+    if (letters === 0 || digits === 0) return false;
+    const lower = parts.some((p) => p.lower);
+    if (lower && (letters < 2 || digits < 2 || (parts.length === 1 && written.length < 6))) return false;
+    const code = written.toUpperCase();
+    if (NOT_CODE_TOKENS.has(code)) return false;
     // Capital-X masks followed by digits are a masked card or account number.
     if (/^X{2,}[0-9]+$/.test(code)) return false;
     const first = parts[0] as Run;
     const last = parts[parts.length - 1] as Run;
-    // Glued to a lower-case word or an identifier on either side: part of something longer.
+    // Glued to a word or an identifier on either side: part of something longer.
     if (/[A-Za-z0-9_]/.test(line[first.start - 1] ?? '') || /[A-Za-z0-9_]/.test(line[last.end] ?? ''))
       return false;
     tokens.push({ code, start: first.start, end: last.end, kind: 'alnum', loose: false });
@@ -249,7 +282,7 @@ function alnumTokens(line: string, runs: Run[]): Token[] {
   let i = 0;
   while (i < runs.length) {
     const run = runs[i] as Run;
-    if (run.lower || (!run.upper && !runs[i + 1])) {
+    if (run.digits && runs[i + 1] === undefined) {
       i++;
       continue;
     }
@@ -259,10 +292,13 @@ function alnumTokens(line: string, runs: Run[]): Token[] {
       const cur = runs[j] as Run;
       const next = runs[j + 1] as Run;
       const sep = line[cur.end] ?? '';
-      const spaced = sep === ' ' && /[0-9]/.test(cur.text) && /[0-9]/.test(next.text);
+      const spaced =
+        sep === ' ' && DIGIT.test(cur.text) && DIGIT.test(next.text) && LETTER.test(cur.text + next.text);
       const dashed = sep === '-' || sep === '\u2011';
-      if (next.start !== cur.end + 1 || next.lower || !(spaced || dashed)) break;
+      if (next.start !== cur.end + 1 || !(spaced || dashed)) break;
       if (cur.text.length < 2 || next.text.length < 2 || cur.text.length > 6 || next.text.length > 6) break;
+      // One case throughout: "Wi-Fi 6E" or "e-Mail" mix cases, codes do not.
+      if ((cur.lower && next.upper) || (cur.upper && next.lower)) break;
       parts.push(next);
       j++;
     }
@@ -270,7 +306,7 @@ function alnumTokens(line: string, runs: Run[]): Token[] {
       i = j + 1;
       continue;
     }
-    if (run.upper) consider([run]);
+    if (!run.digits) consider([run]);
     i++;
   }
   return tokens;

@@ -70,10 +70,23 @@ export const CURRENCY_CODES: readonly string[] = [
 
 /** Markers of footers and postal addresses, whose numbers are never codes. */
 export const FOOTER_WORDS: readonly string[] = [
-  '©', 'copyright', 'all rights reserved', 'inc.', 'llc', 'ltd', 'gmbh', ' s.a.', 'sarl', 'b.v.',
-  'street', ' st.', ' st,', 'avenue', ' ave', 'road', ' rd.', 'blvd', 'boulevard', 'floor', 'straße',
-  'strasse', 'rue ', 'calle', 'avenida', 'rua ', 'via ', 'p.o. box', 'po box', 'postfach',
-  'unsubscribe', 'privacy policy', '株式会社', '〒',
+  '©', 'copyright', 'all rights reserved', 'inc.', 'llc', 'ltd', 'ltd.', 'gmbh', 's.a.', 'sarl', 'b.v.',
+  'street', 'st.', 'avenue', 'ave', 'ave.', 'road', 'rd.', 'blvd', 'boulevard', 'floor', 'suite', 'straße',
+  'strasse', '*straße', '*strasse', '*str.', 'rue', 'calle', 'avenida', 'rua', 'p.o. box', 'po box',
+  'postfach', 'unsubscribe', 'privacy policy', 'ag', 's.r.l.', 's.l.', 'ltda', 'sp. z o.o.',
+  's.r.o.', 'a.s.', 'a/s', 'oy', 'kft.', 'zrt.', 'srl', 'a.ş.', 'ооо', 'тов', 'tbk',
+  'alle rechte vorbehalten', 'tous droits réservés', 'todos los derechos reservados',
+  'todos os direitos reservados', 'tutti i diritti riservati', 'alle rechten voorbehouden',
+  'wszelkie prawa zastrzeżone', 'všechna práva vyhrazena', 'alla rättigheter förbehållna',
+  'alle rettigheder forbeholdes', 'alle rettigheter reservert', 'kaikki oikeudet pidätetään',
+  'tüm hakları saklıdır', 'все права защищены', 'всі права захищені', 'με την επιφύλαξη', 'minden jog fenntartva',
+  'toate drepturile rezervate', 'جميع الحقوق محفوظة', 'כל הזכויות שמורות', 'सर्वाधिकार सुरक्षित',
+  'สงวนลิขสิทธิ์', 'bảo lưu mọi quyền', 'hak cipta', 'abmelden', 'désabonner', 'désinscrire',
+  'darse de baja', 'cancelar inscrição', 'annulla iscrizione', 'afmelden', 'wypisz', 'odhlásit',
+  'avregistrera', 'afmeld', 'meld deg av', 'peruuta tilaus', 'abonelikten çık', 'отписаться', 'відписатися',
+  'leiratkozás', 'dezabonare', 'impressum', 'datenschutz', 'mentions légales', 'aviso legal', 'privacidad',
+  '株式会社', '〒', '有限公司', '股份有限公司', '版权所有', '版權所有', '配信停止', '退订', '수신거부',
+  '(주)', '주식회사', 'icp备',
 ]; // prettier-ignore
 
 /** Letter+digit tokens that are names of things, not codes. */
