@@ -5,6 +5,7 @@ import { loadConfig } from '../core/config.ts';
 import { inProcessBackend, type McpBackend } from '../mcp/backend.ts';
 import { remoteBackend } from '../mcp/remoteBackend.ts';
 import { serveMcpOverStdio } from '../mcp/stdio.ts';
+import { defaultEmbeddedDataDir, writeConnectionFile } from './embeddedHome.ts';
 import { createLogger } from './logger.ts';
 import { startServer } from './server.ts';
 import { VERSION } from './version.ts';
@@ -12,10 +13,31 @@ import { VERSION } from './version.ts';
 export class McpUsageError extends Error {}
 
 async function embeddedBackend(): Promise<{ backend: McpBackend; close: () => Promise<void> }> {
-  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env, HOST: '127.0.0.1' });
+  const config = loadConfig({
+    LOG_LEVEL: 'warn',
+    DATA_DIR: defaultEmbeddedDataDir(),
+    ...process.env,
+    HOST: '127.0.0.1',
+  });
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, { logger });
-  if (server.firstKey !== undefined) process.stderr.write(`API key: ${server.firstKey}\n`);
+  const apiUrl = `http://127.0.0.1:${server.ports.api}`;
+  const { path, key } = await writeConnectionFile(
+    config.dataDir,
+    {
+      apiUrl,
+      mcpUrl: `${apiUrl}/mcp`,
+      smtp: `127.0.0.1:${server.ports.smtp}`,
+      captureUrl: `http://127.0.0.1:${server.ports.capture}`,
+    },
+    server.firstKey,
+  );
+  // stdout is the MCP protocol; people read stderr (most MCP hosts show it in their server log) and the file.
+  process.stderr.write(
+    `sandtrap mcp --embedded: data in ${config.dataDir}; API ${apiUrl}/api/v1, SMTP 127.0.0.1:${server.ports.smtp}, ` +
+      `capture http://127.0.0.1:${server.ports.capture}; ${key === undefined ? 'API key not known' : `API key ${key}`} ` +
+      `(also in ${path})\n`,
+  );
   const workspace =
     (await server.core.workspaces.findBySubdomainOrId('default')) ?? (await server.core.workspaces.all())[0];
   if (workspace === undefined) throw new McpUsageError('The embedded store has no workspace.');

@@ -120,7 +120,7 @@ describe('sandtrap mcp --embedded over stdio', () => {
   });
 
   it('keeps stdout for protocol frames: the first-start key line goes to stderr', T, async () => {
-    await waitUntil(() => /API key: stk_\S+/.test(s().stderr()), 'the API key line on stderr');
+    await waitUntil(() => /API key stk_\S+/.test(s().stderr()), 'the API key line on stderr');
     assert.deepEqual(
       s().errors.map((e) => e.message),
       [],
