@@ -75,6 +75,21 @@ export function toMessageDetail(r: MessageDetailRow): MessageDetail {
   };
 }
 
+/**
+ * The one place a message's read flag changes (PATCH and the waits that hand a message out), so whatever must
+ * follow a change hooks here. With `onlyIf` the flag changes only from that value: a claim that another wait
+ * won answers false.
+ */
+export function markMessageRead(
+  db: Kysely<Database>,
+  sandboxId: string,
+  messageId: string,
+  isRead: boolean,
+  onlyIf?: boolean,
+): Promise<boolean> {
+  return setMessageRead(db, sandboxId, messageId, isRead, onlyIf);
+}
+
 export function createMessageService(db: Kysely<Database>, clock: Clock) {
   const sandboxOf = (workspaceId: string, sandboxId: string) =>
     ownedSandboxId(db, clock, workspaceId, parseId(sandboxId, 'sandboxId'));
@@ -106,7 +121,7 @@ export function createMessageService(db: Kysely<Database>, clock: Clock) {
 
     async setRead(workspaceId: string, sandboxId: string, messageId: string, isRead: boolean): Promise<void> {
       const id = parseId(messageId, 'messageId');
-      if (!(await setMessageRead(db, await sandboxOf(workspaceId, sandboxId), id, isRead))) {
+      if (!(await markMessageRead(db, await sandboxOf(workspaceId, sandboxId), id, isRead))) {
         throw notFound('The message');
       }
     },

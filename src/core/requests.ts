@@ -19,6 +19,7 @@ import {
   deleteRequest,
   findRequest,
   listRequests,
+  setRequestRead,
   type RequestSummaryRow,
 } from './store/repos/requests.ts';
 import { ownedSandboxId } from './ownedSandbox.ts';
@@ -34,6 +35,8 @@ export interface RequestSummary {
   sourceIp: string | null;
   receivedAt: Date;
   sizeBytes: number;
+  /** Handed out by a wait (or marked by PATCH); a wait by default only returns unread requests. */
+  isRead: boolean;
 }
 
 export interface RequestDetail extends RequestSummary {
@@ -55,6 +58,14 @@ export interface RequestDetail extends RequestSummary {
   files: FilePart[];
 }
 
+/** A parsed request list query. */
+export interface RequestListQuery {
+  q?: string | undefined;
+  isRead?: boolean | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
 function toSummary(r: RequestSummaryRow): RequestSummary {
   return {
     id: r.id,
@@ -66,6 +77,7 @@ function toSummary(r: RequestSummaryRow): RequestSummary {
     sourceIp: r.source_ip,
     receivedAt: r.received_at,
     sizeBytes: Number(r.size_bytes),
+    isRead: r.is_read,
   };
 }
 
@@ -105,6 +117,21 @@ export function rawRequest(r: RequestRow): Buffer {
   ]);
 }
 
+/**
+ * The one place a request's read flag changes (PATCH and the waits that hand a request out), so whatever must
+ * follow a change hooks here. With `onlyIf` the flag changes only from that value: a claim that another wait
+ * won answers false.
+ */
+export function markRequestRead(
+  db: Kysely<Database>,
+  sandboxId: string,
+  requestId: string,
+  isRead: boolean,
+  onlyIf?: boolean,
+): Promise<boolean> {
+  return setRequestRead(db, sandboxId, requestId, isRead, onlyIf);
+}
+
 export function createRequestService(db: Kysely<Database>, clock: Clock) {
   const sandboxOf = (workspaceId: string, sandboxId: string) =>
     ownedSandboxId(db, clock, workspaceId, sandboxId);
@@ -118,13 +145,13 @@ export function createRequestService(db: Kysely<Database>, clock: Clock) {
     async list(
       workspaceId: string,
       sandboxId: string,
-      query: { q?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+      query: RequestListQuery,
     ): Promise<Page<RequestSummary>> {
       const id = await sandboxOf(workspaceId, sandboxId);
       const limit = query.limit ?? DEFAULT_PAGE_SIZE;
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q.trim();
-      const rows = await listRequests(db, id, q, limit + 1, cursor);
+      const rows = await listRequests(db, id, { q, isRead: query.isRead }, limit + 1, cursor);
       return toPage(rows, limit, (r) => ({ at: r.received_at, id: r.id }), toSummary);
     },
 
@@ -149,6 +176,12 @@ export function createRequestService(db: Kysely<Database>, clock: Clock) {
       const info = files.find((f) => f.index === index);
       if (info === undefined || content === undefined) throw notFound(`File ${index} of this request`);
       return { info, content };
+    },
+
+    async setRead(workspaceId: string, sandboxId: string, requestId: string, isRead: boolean): Promise<void> {
+      if (!(await markRequestRead(db, await sandboxOf(workspaceId, sandboxId), requestId, isRead))) {
+        throw notFound('The request');
+      }
     },
 
     async delete(workspaceId: string, sandboxId: string, requestId: string): Promise<void> {

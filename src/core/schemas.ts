@@ -193,6 +193,19 @@ export const messageWaitQuery = z.object({
 export const requestWaitQuery = z.object({
   method: waitFilter(16),
   pathContains: waitFilter(512),
+  isRead: queryBoolean.optional(),
   since: instant.optional(),
   timeoutSeconds,
 });
+
+/** Additive REST wait options, off unless asked: claim the item (mark it read), explain what did not match. */
+export const waitOptionsQuery = z.object({
+  markRead: queryBoolean.optional(),
+  explain: queryBoolean.optional(),
+});
+
+export const listRequestsQuery = searchPageQuery.extend({
+  isRead: queryBoolean.optional(),
+});
+
+export const updateRequestInput = updateMessageInput;

@@ -1,13 +1,27 @@
 // Long-poll waits: return the newest already-captured match at once, else the first matching arrival,
-// else time out. The waiter subscribes before it checks the store, so no arrival falls in between.
+// else time out. The waiter subscribes before it checks the store, so no arrival falls in between. A claiming
+// wait marks what it returns read in the statement that checks it, and can report what it passed over.
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import { AppError, isAppError, notFound } from './errors.ts';
 import type { ChangeEvent, EventBus } from './events.ts';
-import { toMessageDetail, type MessageDetail } from './messages.ts';
-import { toRequestDetail, type RequestDetail } from './requests.ts';
+import { markMessageRead, toMessageDetail, type MessageDetail } from './messages.ts';
+import { markRequestRead, toRequestDetail, type RequestDetail } from './requests.ts';
 import { findMessage, listMessages, type MessageFilter } from './store/repos/messages.ts';
-import { findNewestMatchingRequest, type RequestWaitFilter } from './store/repos/requests.ts';
+import { findNewestMatchingRequest, listRequests, type RequestWaitFilter } from './store/repos/requests.ts';
+import {
+  failedMessageFilters,
+  failedRequestFilters,
+  MAX_MISSES,
+  messageMisses,
+  requestMisses,
+  type MessageFacts,
+  type MessageFilterName,
+  type MessageMiss,
+  type RequestFacts,
+  type RequestFilterName,
+  type RequestMiss,
+} from './waitMisses.ts';
 import { ownedSandboxId } from './ownedSandbox.ts';
 import { findSandbox } from './store/repos/sandboxes.ts';
 import type { Database } from './store/schema.ts';
@@ -16,7 +30,12 @@ export const MAX_WAITS_PER_KEY = 50;
 /** While the database is unreachable, an open wait looks again this often. */
 const STORE_RETRY_MS = 1_000;
 
-export type WaitResult<T> = { status: 'found'; item: T } | { status: 'timeout'; nonMatching: number };
+export type WaitResult<T, M = unknown> = ({ status: 'found'; item: T } | { status: 'timeout' }) & {
+  /** Arrivals during the wait that did not match (every one, not only those in `misses`). */
+  nonMatching: number;
+  /** With `explain`: up to five items passed over and the filters that turned each away; else empty. */
+  misses: M[];
+};
 
 export interface WaitOptions {
   timeoutSeconds: number;
@@ -24,36 +43,25 @@ export interface WaitOptions {
   signal?: AbortSignal | undefined;
   /** Counts against this key's concurrent waits. */
   keyId?: string | undefined;
+  /**
+   * Marks the returned item read atomically: with `isRead: false` in the filter, of two waits only one gets an
+   * item, and the other keeps looking.
+   */
+  claim?: boolean | undefined;
+  /** Reports what did not match (arrivals, then unread items already there). */
+  explain?: boolean | undefined;
 }
+
+/** What one look at the store found: the item, an item the filters turned away, or nothing. */
+type Look<T, F, N> = { found: T } | { missed: F; failed: N[] } | undefined;
+
+/** Unread items read for a report: enough beyond five that matching ones do not crowd the misses out. */
+const UNREAD_FOR_MISSES = 20;
 
 export type MessageWaitFilter = Pick<
   MessageFilter,
   'subjectContains' | 'fromContains' | 'capturedFor' | 'isRead' | 'since'
 >;
-
-const contains = (text: string | null, part: string | undefined) =>
-  part === undefined || (text ?? '').toLowerCase().includes(part.toLowerCase());
-
-/** The SQL filters of a message wait, applied to one loaded arrival. */
-export function messageMatches(m: MessageDetail, f: MessageWaitFilter): boolean {
-  return (
-    contains(m.subject, f.subjectContains) &&
-    contains(m.from, f.fromContains) &&
-    (f.capturedFor === undefined ||
-      m.capturedFor.some((a) => a.toLowerCase() === f.capturedFor?.toLowerCase())) &&
-    (f.isRead === undefined || m.isRead === f.isRead) &&
-    (f.since === undefined || m.receivedAt.getTime() >= f.since.getTime())
-  );
-}
-
-/** The SQL filters of a request wait (method exact, path substring), applied to one loaded arrival. */
-export function requestMatches(r: RequestDetail, f: Omit<RequestWaitFilter, 'id'>): boolean {
-  return (
-    (f.method === undefined || r.method === f.method) &&
-    (f.pathContains === undefined || r.path.includes(f.pathContains)) &&
-    (f.since === undefined || r.receivedAt.getTime() >= f.since.getTime())
-  );
-}
 
 /**
  * One store read per arrival, shared by every waiter it wakes: 10,000 waits on a sandbox are released by
@@ -108,13 +116,14 @@ export function createWaitService(
     };
   }
 
-  async function wait<T>(
+  async function wait<T extends { id: string }, F, N, M>(
     workspaceId: string,
     sandboxId: string,
     kind: 'message' | 'request',
-    find: (id: string | undefined) => Promise<T | undefined>,
+    find: (id: string | undefined) => Promise<Look<T, F, N>>,
+    explain: (arrivals: Array<{ item: F; failed: N[] }>, returned: string | undefined) => Promise<M[]>,
     opts: WaitOptions,
-  ): Promise<WaitResult<T>> {
+  ): Promise<WaitResult<T, M>> {
     const ownedId = await ownedSandboxId(db, clock, workspaceId, sandboxId);
     const release = acquire(opts.keyId);
     active++;
@@ -167,15 +176,32 @@ export function createWaitService(
       }, STORE_RETRY_MS);
     };
     let nonMatching = 0;
+    // Only the newest few are kept: a report shows at most five.
+    const passedOver: Array<{ item: F; failed: N[] }> = [];
+    const answer = async (item: T | undefined): Promise<WaitResult<T, M>> => {
+      let misses: M[] = [];
+      if (opts.explain === true) {
+        try {
+          misses = await explain(passedOver, item?.id);
+        } catch (err) {
+          if (!isAppError(err) || err.code !== 'unavailable') throw err;
+          // The database went away: the arrivals seen are still worth reporting.
+          misses = await explain(passedOver, item?.id).catch(() => []);
+        }
+      }
+      return item === undefined
+        ? { status: 'timeout', nonMatching, misses }
+        : { status: 'found', item, nonMatching, misses };
+    };
     try {
-      if (opts.signal?.aborted) return { status: 'timeout', nonMatching };
+      if (opts.signal?.aborted) return { status: 'timeout', nonMatching, misses: [] };
       const existing = await find(undefined);
-      if (existing !== undefined) return { status: 'found', item: existing };
+      if (existing !== undefined && 'found' in existing) return await answer(existing.found);
       for (;;) {
         while (queue.length > 0 && finished === undefined) {
           const next = queue.shift() as ChangeEvent | 'recheck';
           if (next !== 'recheck' && next.kind === 'sandbox_deleted') throw notFound('The sandbox');
-          let item: T | undefined;
+          let look: Look<T, F, N>;
           try {
             // A lost notification may also have been a deletion.
             if (
@@ -184,17 +210,20 @@ export function createWaitService(
             ) {
               throw notFound('The sandbox');
             }
-            item = await find(next === 'recheck' ? undefined : next.id);
+            look = await find(next === 'recheck' ? undefined : next.id);
           } catch (err) {
             if (!isAppError(err) || err.code !== 'unavailable') throw err;
             // The database went away mid-wait: the wait stays open and looks again once it may be back.
             retryLater();
             continue;
           }
-          if (item !== undefined) return { status: 'found', item };
-          if (next !== 'recheck') nonMatching++;
+          if (look === undefined) continue;
+          if ('found' in look) return await answer(look.found);
+          nonMatching++;
+          passedOver.push({ item: look.missed, failed: look.failed });
+          if (passedOver.length > MAX_MISSES) passedOver.shift();
         }
-        if (finished !== undefined) return { status: 'timeout', nonMatching };
+        if (finished !== undefined) return await answer(undefined);
         await new Promise<void>((resolve) => {
           wake = resolve;
           if (queue.length > 0 || finished !== undefined) poke();
@@ -213,25 +242,67 @@ export function createWaitService(
     }
   }
 
+  /**
+   * Hands out `id` for a claiming wait: only while still unread when the wait asks for unread items, so a
+   * lost race reads as "already read" (the flag another wait set).
+   */
+  const claimed = async (
+    mark: typeof markMessageRead,
+    sandboxId: string,
+    id: string,
+    isRead: boolean | undefined,
+  ): Promise<'won' | 'lost' | 'gone'> => {
+    const onlyIfUnread = isRead === false ? false : undefined;
+    if (await mark(db, sandboxId, id, true, onlyIfUnread)) return 'won';
+    return onlyIfUnread === undefined ? 'gone' : 'lost';
+  };
+
   return {
     forMessage(
       workspaceId: string,
       sandboxId: string,
       filter: MessageWaitFilter,
       opts: WaitOptions,
-    ): Promise<WaitResult<MessageDetail>> {
-      return wait(
+    ): Promise<WaitResult<MessageDetail, MessageMiss>> {
+      const claim = opts.claim === true;
+      return wait<MessageDetail, MessageFacts, MessageFilterName, MessageMiss>(
         workspaceId,
         sandboxId,
         'message',
         async (id) => {
           if (id !== undefined) {
             const arrival = await loadMessage(sandboxId, id);
-            return arrival !== undefined && messageMatches(arrival, filter) ? arrival : undefined;
+            if (arrival === undefined) return undefined;
+            const failed = failedMessageFilters(arrival, filter);
+            if (failed.length > 0) return { missed: arrival, failed };
+            if (!claim) return { found: arrival };
+            const outcome = await claimed(markMessageRead, sandboxId, id, filter.isRead);
+            if (outcome === 'won') return { found: { ...arrival, isRead: true } };
+            return outcome === 'lost'
+              ? { missed: { ...arrival, isRead: true }, failed: ['isRead'] }
+              : undefined;
           }
-          const [row] = await listMessages(db, sandboxId, filter, 1, undefined);
-          const detail = row === undefined ? undefined : await findMessage(db, sandboxId, row.id);
-          return detail === undefined ? undefined : toMessageDetail(detail);
+          // A claim lost to another wait leaves that message read, so the next look skips it.
+          for (;;) {
+            const [row] = await listMessages(db, sandboxId, filter, 1, undefined);
+            if (row === undefined) return undefined;
+            if (claim && (await claimed(markMessageRead, sandboxId, row.id, filter.isRead)) !== 'won')
+              continue;
+            const detail = await findMessage(db, sandboxId, row.id);
+            if (detail !== undefined) return { found: toMessageDetail(detail) };
+          }
+        },
+        async (arrivals, returned) => {
+          const rows = await listMessages(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined);
+          const unread = rows.map((r) => ({
+            id: r.id,
+            subject: r.subject,
+            from: r.from_header,
+            capturedFor: r.captured_for,
+            isRead: r.is_read,
+            receivedAt: r.received_at,
+          }));
+          return messageMisses(filter, arrivals, unread, returned);
         },
         opts,
       );
@@ -242,18 +313,43 @@ export function createWaitService(
       sandboxId: string,
       filter: Omit<RequestWaitFilter, 'id'>,
       opts: WaitOptions,
-    ): Promise<WaitResult<RequestDetail>> {
-      return wait(
+    ): Promise<WaitResult<RequestDetail, RequestMiss>> {
+      const claim = opts.claim === true;
+      return wait<RequestDetail, RequestFacts, RequestFilterName, RequestMiss>(
         workspaceId,
         sandboxId,
         'request',
         async (id) => {
           if (id !== undefined) {
             const arrival = await loadRequest(sandboxId, id);
-            return arrival !== undefined && requestMatches(arrival, filter) ? arrival : undefined;
+            if (arrival === undefined) return undefined;
+            const failed = failedRequestFilters(arrival, filter);
+            if (failed.length > 0) return { missed: arrival, failed };
+            if (!claim) return { found: arrival };
+            const outcome = await claimed(markRequestRead, sandboxId, id, filter.isRead);
+            if (outcome === 'won') return { found: { ...arrival, isRead: true } };
+            return outcome === 'lost'
+              ? { missed: { ...arrival, isRead: true }, failed: ['isRead'] }
+              : undefined;
           }
-          const row = await findNewestMatchingRequest(db, sandboxId, filter);
-          return row === undefined ? undefined : toRequestDetail(row);
+          for (;;) {
+            const row = await findNewestMatchingRequest(db, sandboxId, filter);
+            if (row === undefined) return undefined;
+            if (claim && (await claimed(markRequestRead, sandboxId, row.id, filter.isRead)) !== 'won')
+              continue;
+            return { found: await toRequestDetail(claim ? { ...row, is_read: true } : row) };
+          }
+        },
+        async (arrivals, returned) => {
+          const rows = await listRequests(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined);
+          const unread = rows.map((r) => ({
+            id: r.id,
+            method: r.method,
+            path: r.path,
+            isRead: r.is_read,
+            receivedAt: r.received_at,
+          }));
+          return requestMisses(filter, arrivals, unread, returned);
         },
         opts,
       );

@@ -3,9 +3,10 @@
 import type { Core } from '../core/core.ts';
 import type { MessageDetail, MessageListQuery, MessageSummary } from '../core/messages.ts';
 import type { Page } from '../core/pagination.ts';
-import type { RequestDetail, RequestSummary } from '../core/requests.ts';
+import type { RequestDetail, RequestListQuery, RequestSummary } from '../core/requests.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
 import type { CreateSandboxInput } from '../core/schemas.ts';
+import type { MessageMiss, RequestMiss } from '../core/waitMisses.ts';
 import type { MessageWaitFilter, WaitResult } from '../core/waits.ts';
 
 /**
@@ -21,14 +22,17 @@ export class RemoteInternalError extends Error {
   }
 }
 
+/** A tool's wait: it always reports what did not match, and claims (marks read) unless it only peeks. */
 export interface WaitCall {
   timeoutSeconds: number;
   signal: AbortSignal;
+  claim: boolean;
 }
 
 export interface RequestWaitFilter {
   method?: string | undefined;
   pathContains?: string | undefined;
+  isRead?: boolean | undefined;
   since?: Date | undefined;
 }
 
@@ -41,13 +45,18 @@ export interface McpBackend {
   setMocks(id: string, update: { mocks: unknown[] }): Promise<Sandbox>;
   listEmails(id: string, query: MessageListQuery): Promise<Page<MessageSummary>>;
   getEmail(id: string, messageId: string): Promise<MessageDetail>;
-  listRequests(
-    id: string,
-    query: { limit?: number; cursor?: string; q?: string },
-  ): Promise<Page<RequestSummary>>;
+  listRequests(id: string, query: RequestListQuery): Promise<Page<RequestSummary>>;
   getRequest(id: string, requestId: string): Promise<RequestDetail>;
-  waitForEmail(id: string, filter: MessageWaitFilter, call: WaitCall): Promise<WaitResult<MessageDetail>>;
-  waitForRequest(id: string, filter: RequestWaitFilter, call: WaitCall): Promise<WaitResult<RequestDetail>>;
+  waitForEmail(
+    id: string,
+    filter: MessageWaitFilter,
+    call: WaitCall,
+  ): Promise<WaitResult<MessageDetail, MessageMiss>>;
+  waitForRequest(
+    id: string,
+    filter: RequestWaitFilter,
+    call: WaitCall,
+  ): Promise<WaitResult<RequestDetail, RequestMiss>>;
 }
 
 /** Core, acting for one API key's workspace. */
@@ -64,8 +73,8 @@ export function inProcessBackend(core: Core, principal: { workspaceId: string; k
     listRequests: (id, query) => core.requests.list(ws, id, query),
     getRequest: (id, requestId) => core.requests.get(ws, id, requestId),
     waitForEmail: (id, filter, call) =>
-      core.waits.forMessage(ws, id, filter, { ...call, keyId: principal.keyId }),
+      core.waits.forMessage(ws, id, filter, { ...call, explain: true, keyId: principal.keyId }),
     waitForRequest: (id, filter, call) =>
-      core.waits.forRequest(ws, id, filter, { ...call, keyId: principal.keyId }),
+      core.waits.forRequest(ws, id, filter, { ...call, explain: true, keyId: principal.keyId }),
   };
 }

@@ -4,8 +4,10 @@ import type { MessageDetail, MessageSummary } from '../core/messages.ts';
 import type { Page } from '../core/pagination.ts';
 import type { RequestDetail, RequestSummary } from '../core/requests.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
+import type { MessageMiss, RequestMiss } from '../core/waitMisses.ts';
 import type { components, SandtrapClient } from '../client/index.ts';
 import { RemoteInternalError, type McpBackend } from './backend.ts';
+import { ToolError } from './toolkit.ts';
 
 type S = components['schemas'];
 
@@ -46,18 +48,56 @@ function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T
   );
 }
 
-/** A server that cannot be reached is `unavailable`; the socket error's text is not the agent's business. */
-async function reach<R>(request: Promise<R>, signal?: AbortSignal): Promise<R> {
-  try {
-    return await request;
-  } catch (err) {
-    if (signal?.aborted === true) throw err;
-    throw new AppError(
-      'unavailable',
-      'The sandtrap server cannot be reached; check that it runs and that SANDTRAP_URL points to it.',
-      { cause: err },
-    );
+/** Socket error codes that are really a timeout, said as one word. */
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+
+/**
+ * The short form of why fetch failed (`ECONNREFUSED`, `ENOTFOUND`, `timeout`...): fetch's own text is only
+ * "fetch failed", the socket error is its cause (or, when several addresses were tried, the cause's first).
+ */
+export function socketReason(err: unknown): string {
+  let at: unknown = err;
+  for (let depth = 0; depth < 4 && at instanceof Error; depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return TIMEOUT_CODES.has(code) ? 'timeout' : code;
+    const inner: unknown = (at as { errors?: unknown[] }).errors?.[0] ?? at.cause;
+    if (inner === undefined) break;
+    at = inner;
   }
+  if (at instanceof Error && at.name === 'TimeoutError') return 'timeout';
+  return at instanceof Error && at.message !== 'fetch failed' ? at.message : 'no answer';
+}
+
+/** A server that cannot be reached: what happened and the two ways to get going, never "fetch failed". */
+function reachFor(serverUrl: string) {
+  return async function reach<R>(request: Promise<R>, signal?: AbortSignal): Promise<R> {
+    try {
+      return await request;
+    } catch (err) {
+      if (signal?.aborted === true) throw err;
+      throw new ToolError(
+        'UNAVAILABLE',
+        `sandtrap at ${serverUrl} did not answer (${socketReason(err)})`,
+        'Start it with npm start, or run sandtrap mcp --embedded.',
+      );
+    }
+  };
+}
+
+/** The wait report as openapi/v1.yaml describes the Sandtrap-Wait-Misses header. */
+interface WireReport<M> {
+  nonMatchingArrivals: number;
+  misses: Array<Omit<M, 'receivedAt'> & { receivedAt: string }>;
+}
+
+function waitReport<M>(response: Response): { nonMatching: number; misses: M[] } {
+  const header = response.headers.get('sandtrap-wait-misses');
+  if (header === null) return { nonMatching: 0, misses: [] };
+  const report = JSON.parse(decodeURIComponent(header)) as WireReport<M>;
+  return {
+    nonMatching: report.nonMatchingArrivals,
+    misses: report.misses.map((m) => ({ ...m, receivedAt: date(m.receivedAt) }) as M),
+  };
 }
 
 const date = (s: string) => new Date(s);
@@ -94,6 +134,7 @@ function page<D, T>(p: { items: D[]; nextCursor: string | null }, map: (d: D) =>
 const iso = (d: Date | undefined) => (d === undefined ? undefined : d.toISOString());
 
 export function remoteBackend(client: SandtrapClient): McpBackend {
+  const reach = reachFor(client.serverUrl);
   const path = (id: string) => ({ params: { path: { id } } });
   const sb = (sandboxId: string) => ({ sandboxId });
   return {
@@ -139,8 +180,11 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         unwrap(await reach(client.GET('/sandboxes/{sandboxId}/messages/{messageId}', { params }))),
       );
     },
-    async listRequests(id, query) {
-      const params = { path: sb(id), query };
+    async listRequests(id, q) {
+      const params = {
+        path: sb(id),
+        query: { limit: q.limit, cursor: q.cursor, q: q.q, isRead: q.isRead },
+      };
       return page(
         unwrap(await reach(client.GET('/sandboxes/{sandboxId}/requests', { params }))),
         requestSummary,
@@ -160,6 +204,8 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         isRead: f.isRead,
         since: iso(f.since),
         timeoutSeconds: call.timeoutSeconds,
+        markRead: call.claim,
+        explain: true,
       };
       const res = await reach(
         client.GET('/sandboxes/{sandboxId}/messages/wait', {
@@ -168,15 +214,19 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         }),
         call.signal,
       );
-      if (res.response.status === 204) return { status: 'timeout', nonMatching: 0 };
-      return { status: 'found', item: messageDetail(unwrap(res) as S['MessageDetail']) };
+      if (res.response.status === 204) return { status: 'timeout', ...waitReport<MessageMiss>(res.response) };
+      const item = messageDetail(unwrap(res) as S['MessageDetail']);
+      return { status: 'found', item, ...waitReport<MessageMiss>(res.response) };
     },
     async waitForRequest(id, f, call) {
       const query = {
         method: f.method,
         pathContains: f.pathContains,
+        isRead: f.isRead,
         since: iso(f.since),
         timeoutSeconds: call.timeoutSeconds,
+        markRead: call.claim,
+        explain: true,
       };
       const res = await reach(
         client.GET('/sandboxes/{sandboxId}/requests/wait', {
@@ -185,8 +235,9 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         }),
         call.signal,
       );
-      if (res.response.status === 204) return { status: 'timeout', nonMatching: 0 };
-      return { status: 'found', item: requestDetail(unwrap(res) as S['RequestDetail']) };
+      if (res.response.status === 204) return { status: 'timeout', ...waitReport<RequestMiss>(res.response) };
+      const item = requestDetail(unwrap(res) as S['RequestDetail']);
+      return { status: 'found', item, ...waitReport<RequestMiss>(res.response) };
     },
   };
 }

@@ -133,6 +133,7 @@ export function requestSummaryDto(r: RequestSummary): Schemas['RequestSummary'] 
     sourceIp: r.sourceIp,
     receivedAt: iso(r.receivedAt),
     sizeBytes: r.sizeBytes,
+    isRead: r.isRead,
   };
 }
 

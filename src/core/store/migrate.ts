@@ -11,6 +11,7 @@ import * as m005 from './migrations/005_search_words.ts';
 import * as m006 from './migrations/006_toast_lz4.ts';
 import * as m007 from './migrations/007_embedded_statistics.ts';
 import * as m008 from './migrations/008_message_parse_error.ts';
+import * as m009 from './migrations/009_request_is_read.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '006_toast_lz4': m006,
   '007_embedded_statistics': m007,
   '008_message_parse_error': m008,
+  '009_request_is_read': m009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

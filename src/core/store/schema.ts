@@ -90,6 +90,7 @@ export interface RequestsTable {
   source_ip: string | null;
   mock_status_code: number;
   mock_name: string | null;
+  is_read: Generated<boolean>;
 }
 
 export interface Database {

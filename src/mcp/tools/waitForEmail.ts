@@ -1,11 +1,12 @@
-// wait_for_email: the newest matching email, or the first to arrive within the timeout, with its code and links.
+// wait_for_email: the newest matching email not yet handed out, or the first to arrive within the timeout,
+// with its code and links; on a miss, what did not match and the corrected call.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { emailView } from '../views.ts';
+import { emailSchema, emailView } from '../views.ts';
 import { messageWaitQuery } from '../../core/schemas.ts';
-import { after, hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { after, hint, ID_NAMES, sandboxId } from './common.ts';
 import { coreFields, EMAIL_WAIT_ARGS, invert } from './coreArgs.ts';
-import { startingPoint, withProgress } from './waitSupport.ts';
+import { emailMissSchema, emailMissView, missHint, startingPoint, withProgress } from './waitSupport.ts';
 
 const fields = coreFields(messageWaitQuery.shape, EMAIL_WAIT_ARGS);
 
@@ -13,9 +14,11 @@ export const waitForEmail = defineTool({
   name: 'wait_for_email',
   title: 'Wait for an email',
   description:
-    'Returns the newest email in the sandbox that matches the filters, or blocks until one arrives ' +
-    '(up to timeout_seconds). The result already carries the one-time code (otp) and the links (verify, ' +
-    'reset, magic_login, unsubscribe) extracted from it. A timeout is a normal result with status "timeout".',
+    'Returns the newest matching email, or blocks until one arrives (up to timeout_seconds), with its ' +
+    'one-time code (otp) and links (verify, reset, magic_login, unsubscribe) already extracted. Each call ' +
+    'returns an email no earlier wait returned and marks it read (peek: true leaves it unread). A timeout is ' +
+    'a result (status "timeout") listing what did not match. Most MCP clients end a call at 60 s unless ' +
+    'progress resets their clock; this tool sends progress every 5 s.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     timeout_seconds: fields.timeout_seconds.describe(
@@ -24,7 +27,11 @@ export const waitForEmail = defineTool({
     subject_contains: fields.subject_contains.describe('Case-insensitive substring of the subject.'),
     from_contains: fields.from_contains.describe('Case-insensitive substring of the From header.'),
     to: fields.to.describe('Exact recipient address the mail arrived on (Bcc included).'),
-    unread_only: z.boolean().optional().describe('Only emails not yet marked read.'),
+    unread_only: z
+      .boolean()
+      .default(true)
+      .describe('Default true: only emails no wait returned yet. false: already returned ones too.'),
+    peek: z.boolean().default(false).describe('true: return the email but leave it unread.'),
     since: fields.since.describe(
       'Only emails received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
     ),
@@ -32,11 +39,12 @@ export const waitForEmail = defineTool({
   }),
   outputSchema: z.object({
     status: z.enum(['received', 'timeout']),
-    email: loose.nullable(),
-    non_matching_arrivals: z.number(),
+    email: emailSchema.nullable(),
+    non_matching_arrivals: z.number().describe('Emails that arrived during the wait and did not match.'),
+    non_matching: z.array(emailMissSchema).describe('Up to 5 emails that did not match, newest first.'),
     hint,
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(EMAIL_WAIT_ARGS) },
   async handler(args, ctx) {
     const from = await startingPoint(
@@ -51,28 +59,33 @@ export const waitForEmail = defineTool({
           subjectContains: args.subject_contains,
           fromContains: args.from_contains,
           capturedFor: args.to,
-          isRead: args.unread_only === true ? false : undefined,
-          since: from,
+          isRead: args.unread_only ? false : undefined,
+          since: from?.at,
         },
-        { timeoutSeconds: args.timeout_seconds, signal: ctx.signal },
+        { timeoutSeconds: args.timeout_seconds, signal: ctx.signal, claim: !args.peek },
       ),
     );
+    const nonMatching = result.misses.map((m) => emailMissView(m, from));
+    const report = { non_matching_arrivals: result.nonMatching, non_matching: nonMatching };
     if (result.status === 'timeout') {
+      const [first] = nonMatching;
       return {
         status: 'timeout' as const,
         email: null,
-        non_matching_arrivals: result.nonMatching,
+        ...report,
         hint:
-          result.nonMatching > 0
-            ? `${result.nonMatching} email(s) arrived but did not match: loosen the filters or check them with list_emails.`
-            : 'Nothing arrived. Check the app sent to this sandbox (email_address or the SMTP settings), then wait again.',
+          first !== undefined
+            ? missHint('wait_for_email', args, first)
+            : result.nonMatching > 0
+              ? `${result.nonMatching} email(s) arrived but did not match: loosen the filters or check them with list_emails.`
+              : 'Nothing arrived. Check the app sent to this sandbox (email_address or the SMTP settings), then wait again.',
       };
     }
     const email = emailView(result.item);
     return {
       status: 'received' as const,
       email,
-      non_matching_arrivals: 0,
+      ...report,
       hint:
         email.otp.code !== null
           ? `Use the code ${email.otp.code}. To wait for the next email, pass after: "${email.id}".`

@@ -1,11 +1,12 @@
-// wait_for_request: the newest matching captured HTTP request, or the first to arrive within the timeout.
+// wait_for_request: the newest matching captured HTTP request not yet handed out, or the first to arrive
+// within the timeout; on a miss, what did not match and the corrected call.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { requestView } from '../views.ts';
+import { requestSchema, requestView } from '../views.ts';
 import { requestWaitQuery } from '../../core/schemas.ts';
-import { after, hint, ID_NAMES, loose, sandboxId } from './common.ts';
+import { after, hint, ID_NAMES, sandboxId } from './common.ts';
 import { coreFields, invert, REQUEST_WAIT_ARGS } from './coreArgs.ts';
-import { startingPoint, withProgress } from './waitSupport.ts';
+import { missHint, requestMissSchema, requestMissView, startingPoint, withProgress } from './waitSupport.ts';
 
 const fields = coreFields(requestWaitQuery.shape, REQUEST_WAIT_ARGS);
 
@@ -13,9 +14,11 @@ export const waitForRequest = defineTool({
   name: 'wait_for_request',
   title: 'Wait for an HTTP request',
   description:
-    'Returns the newest HTTP request captured by the sandbox that matches the filters, or blocks until one ' +
-    'arrives (up to timeout_seconds): method, path, query, headers, body and parsed JSON. A timeout is a ' +
-    'normal result with status "timeout".',
+    'Returns the newest matching HTTP request captured by the sandbox, or blocks until one arrives (up to ' +
+    'timeout_seconds): method, path, query, headers, body and parsed JSON. Each call returns a request no ' +
+    'earlier wait returned and marks it read (peek: true leaves it unread). A timeout is a result (status ' +
+    '"timeout") listing what did not match. Most MCP clients end a call at 60 s unless progress resets ' +
+    'their clock; this tool sends progress every 5 s.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     timeout_seconds: fields.timeout_seconds.describe(
@@ -23,6 +26,11 @@ export const waitForRequest = defineTool({
     ),
     method: fields.method.describe('Exact HTTP method, e.g. POST.'),
     path_contains: fields.path_contains.describe('Substring of the path (without the query).'),
+    unread_only: z
+      .boolean()
+      .default(true)
+      .describe('Default true: only requests no wait returned yet. false: already returned ones too.'),
+    peek: z.boolean().default(false).describe('true: return the request but leave it unread.'),
     since: fields.since.describe(
       'Only requests received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
     ),
@@ -30,11 +38,12 @@ export const waitForRequest = defineTool({
   }),
   outputSchema: z.object({
     status: z.enum(['received', 'timeout']),
-    request: loose.nullable(),
-    non_matching_arrivals: z.number(),
+    request: requestSchema.nullable(),
+    non_matching_arrivals: z.number().describe('Requests that arrived during the wait and did not match.'),
+    non_matching: z.array(requestMissSchema).describe('Up to 5 requests that did not match, newest first.'),
     hint,
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(REQUEST_WAIT_ARGS) },
   async handler(args, ctx) {
     const from = await startingPoint(
@@ -42,33 +51,40 @@ export const waitForRequest = defineTool({
       args.after,
       async (id) => (await ctx.backend.getRequest(args.sandbox_id, id)).receivedAt,
     );
+    const method = args.method?.toUpperCase() || undefined;
     const result = await withProgress(ctx, args.timeout_seconds, 'a request', () =>
       ctx.backend.waitForRequest(
         args.sandbox_id,
         {
-          method: args.method?.toUpperCase() || undefined,
+          method,
           pathContains: args.path_contains,
-          since: from,
+          isRead: args.unread_only ? false : undefined,
+          since: from?.at,
         },
-        { timeoutSeconds: args.timeout_seconds, signal: ctx.signal },
+        { timeoutSeconds: args.timeout_seconds, signal: ctx.signal, claim: !args.peek },
       ),
     );
+    const nonMatching = result.misses.map((m) => requestMissView(m, from));
+    const report = { non_matching_arrivals: result.nonMatching, non_matching: nonMatching };
     if (result.status === 'timeout') {
+      const [first] = nonMatching;
       return {
         status: 'timeout' as const,
         request: null,
-        non_matching_arrivals: result.nonMatching,
+        ...report,
         hint:
-          result.nonMatching > 0
-            ? `${result.nonMatching} request(s) arrived but did not match: check method/path_contains with list_requests.`
-            : 'Nothing arrived. Check the app sends to the capture_url of this sandbox, then wait again.',
+          first !== undefined
+            ? missHint('wait_for_request', { ...args, method }, first)
+            : result.nonMatching > 0
+              ? `${result.nonMatching} request(s) arrived but did not match: check method/path_contains with list_requests.`
+              : 'Nothing arrived. Check the app sends to the capture_url of this sandbox, then wait again.',
       };
     }
     const request = requestView(result.item);
     return {
       status: 'received' as const,
       request,
-      non_matching_arrivals: 0,
+      ...report,
       hint: `Inspect body/json. To wait for the next request, pass after: "${request.id}".`,
     };
   },

@@ -1,8 +1,9 @@
-// The HTTP stream of a sandbox: list, detail with parsed views, raw request, file parts, delete one, clear.
+// The HTTP stream of a sandbox: list, detail with parsed views, read flag, raw request, file parts, delete one,
+// clear.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Core } from '../../core/core.ts';
-import { attachmentIndex, searchPageQuery, uuid } from '../../core/schemas.ts';
+import { attachmentIndex, listRequestsQuery, updateRequestInput, uuid } from '../../core/schemas.ts';
 import { parseInput } from '../../core/validation.ts';
 import { sendDownload } from '../download.ts';
 import { pageDto, requestDetailDto, requestSummaryDto } from '../mappers.ts';
@@ -17,7 +18,7 @@ export function requestRoutes(app: FastifyInstance, core: Core): void {
 
   app.get(base, async (request) => {
     const { sandboxId } = parseInput(sandboxParams, request.params, 'path');
-    const query = parseInput(searchPageQuery, request.query, 'query string');
+    const query = parseInput(listRequestsQuery, request.query, 'query string');
     return pageDto(await requests.list(request.principal.workspaceId, sandboxId, query), requestSummaryDto);
   });
 
@@ -30,6 +31,13 @@ export function requestRoutes(app: FastifyInstance, core: Core): void {
   app.get(`${base}/:requestId`, async (request) => {
     const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
     return requestDetailDto(await requests.get(request.principal.workspaceId, sandboxId, requestId));
+  });
+
+  app.patch(`${base}/:requestId`, async (request, reply) => {
+    const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
+    const { isRead } = parseInput(updateRequestInput, request.body, 'request body');
+    await requests.setRead(request.principal.workspaceId, sandboxId, requestId, isRead);
+    return reply.code(204).send();
   });
 
   app.delete(`${base}/:requestId`, async (request, reply) => {

@@ -184,18 +184,24 @@ export async function findMessageRaw(
   return row?.raw;
 }
 
+/**
+ * Sets the read flag; with `onlyIf`, only while the flag still has that value, so of two claims of one
+ * message exactly one changes it. True when a row changed (or, without `onlyIf`, exists).
+ */
 export async function setMessageRead(
   db: Kysely<Database>,
   sandboxId: string,
   id: string,
   isRead: boolean,
+  onlyIf?: boolean,
 ): Promise<boolean> {
-  const res = await db
+  let q = db
     .updateTable('messages')
     .set({ is_read: isRead })
     .where('sandbox_id', '=', sandboxId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .where('id', '=', id);
+  if (onlyIf !== undefined) q = q.where('is_read', '=', onlyIf);
+  const res = await q.executeTakeFirst();
   return res.numUpdatedRows > 0n;
 }
 

@@ -15,6 +15,7 @@ export const REQUEST_SUMMARY_COLUMNS = [
   'mock_name',
   'source_ip',
   'size_bytes',
+  'is_read',
 ] as const;
 
 export type RequestSummaryRow = Pick<RequestRow, (typeof REQUEST_SUMMARY_COLUMNS)[number]>;
@@ -67,14 +68,20 @@ export async function insertRequestsIfCurrent(
   }
 }
 
+export interface RequestListFilter {
+  q?: string | undefined;
+  isRead?: boolean | undefined;
+}
+
 export async function listRequests(
   db: Kysely<Database>,
   sandboxId: string,
-  q: string | undefined,
+  { q, isRead }: RequestListFilter,
   limit: number,
   cursor: Cursor | undefined,
 ): Promise<RequestSummaryRow[]> {
   let query = db.selectFrom('requests').select(REQUEST_SUMMARY_COLUMNS).where('sandbox_id', '=', sandboxId);
+  if (isRead !== undefined) query = query.where('is_read', '=', isRead);
   if (q !== undefined) {
     const like = likePattern(q);
     // Implied by the fields' match below; lets the trigram index find the candidates.
@@ -108,6 +115,27 @@ export async function findRequest(
     .executeTakeFirst();
 }
 
+/**
+ * Sets the read flag; with `onlyIf`, only while the flag still has that value, so of two claims of one
+ * request exactly one changes it. True when a row changed (or, without `onlyIf`, exists).
+ */
+export async function setRequestRead(
+  db: Kysely<Database>,
+  sandboxId: string,
+  id: string,
+  isRead: boolean,
+  onlyIf?: boolean,
+): Promise<boolean> {
+  let q = db
+    .updateTable('requests')
+    .set({ is_read: isRead })
+    .where('sandbox_id', '=', sandboxId)
+    .where('id', '=', id);
+  if (onlyIf !== undefined) q = q.where('is_read', '=', onlyIf);
+  const res = await q.executeTakeFirst();
+  return res.numUpdatedRows > 0n;
+}
+
 export async function deleteRequest(db: Kysely<Database>, sandboxId: string, id: string): Promise<boolean> {
   const res = await db
     .deleteFrom('requests')
@@ -125,6 +153,7 @@ export interface RequestWaitFilter {
   method?: string | undefined;
   pathContains?: string | undefined;
   since?: Date | undefined;
+  isRead?: boolean | undefined;
   id?: string | undefined;
 }
 
@@ -138,6 +167,7 @@ export async function findNewestMatchingRequest(
   if (filter.method !== undefined) q = q.where('method', '=', filter.method);
   if (filter.pathContains !== undefined) q = q.where('path', 'like', likePattern(filter.pathContains));
   if (filter.since !== undefined) q = q.where('received_at', '>=', filter.since);
+  if (filter.isRead !== undefined) q = q.where('is_read', '=', filter.isRead);
   if (filter.id !== undefined) q = q.where('id', '=', filter.id);
   return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
