@@ -65,11 +65,16 @@ export interface RuleResult {
   drop: boolean;
   /** Multiplier on the token's score, 1 when nothing applies. */
   factor: number;
+  /** The number reads as a year (and is not dropped only because nothing dates it). */
+  year: boolean;
   reason: string | null;
 }
 
-const KEEP: RuleResult = { drop: false, factor: 1, reason: null };
-const drop = (reason: string): RuleResult => ({ drop: true, factor: 0, reason });
+const KEEP: RuleResult = { drop: false, factor: 1, reason: null, year: false };
+const drop = (reason: string): RuleResult => ({ drop: true, factor: 0, reason, year: false });
+
+/** How much less a number that reads as a year (with nothing dating it) is worth. */
+export const YEAR_FACTOR = 0.55;
 
 function isYear(code: string): boolean {
   // Years mail talks about: 1900-2039. A "2087" is more likely a code than a date.
@@ -107,7 +112,7 @@ export function numericRules(line: string, token: Token): RuleResult {
   if (isYear(code)) {
     const window = lowerSameLength(line.slice(Math.max(0, start - 24), Math.min(line.length, end + 24)));
     if (findHits(window, DATES).length > 0) return drop('year');
-    factor *= 0.55;
+    factor *= YEAR_FACTOR;
     reason = 'looks like a year';
   }
   if (UNITS.has(CJK_AFTER.test(next) ? next.slice(0, 1) : next)) {
@@ -115,7 +120,7 @@ export function numericRules(line: string, token: Token): RuleResult {
     reason = 'quantity';
   }
   if (token.loose) factor *= 0.6;
-  return factor === 1 ? KEEP : { drop: false, factor, reason };
+  return factor === 1 ? KEEP : { drop: false, factor, reason, year: reason === 'looks like a year' };
 }
 
 /** Where a line says it is a footer or a postal address: numbers near such words are almost never the code. */
@@ -123,7 +128,11 @@ export function footerHits(lowerLine: string): Hit[] {
   return findHits(lowerLine, FOOTER);
 }
 
-/** Whether a footer word sits within a sentence or two of [start, end). */
-export function nearFooter(footer: Hit[], start: number, end: number): boolean {
-  return footer.some((h) => h.end > start - 80 && h.start < end + 40);
+/** Whether a footer word sits shortly before [start, end), or after it in the same sentence. */
+export function nearFooter(line: string, footer: Hit[], start: number, end: number): boolean {
+  return footer.some(
+    (h) =>
+      (h.end <= start && h.end > start - 80) ||
+      (h.start >= end && h.start < end + 40 && !/[.!?。] /.test(line.slice(end, h.start))),
+  );
 }

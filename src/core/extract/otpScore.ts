@@ -2,7 +2,7 @@
 // line, emphasis, and the negative rules. Scores are 0..~1.3 before the caller clamps them.
 import { findHits, lowerSameLength, wordTable, type Hit } from './keywordHits.ts';
 import type { TextLine } from './lines.ts';
-import { footerHits, nearFooter, numericRules } from './otpRules.ts';
+import { footerHits, nearFooter, numericRules, YEAR_FACTOR } from './otpRules.ts';
 import { asciiFold, lineTokens, type Token } from './otpTokens.ts';
 import { CODE_WORDS, NOT_OTP_CODES, OTHER_NUMBER_WORDS } from './vocabulary.ts';
 
@@ -209,13 +209,14 @@ export function scoreToken(lines: AnalysedLine[], index: number, token: Token): 
   } else {
     const rules = numericRules(line.text, token);
     if (rules.drop) return null;
-    factor = rules.factor;
+    // "Your PIN is 1987": a year-like number straight after a decisive code word is the code.
+    factor = rules.year && positive >= 0.8 ? rules.factor / YEAR_FACTOR : rules.factor;
     score = 0.3 + (LENGTH_BONUS[token.code.length] ?? 0);
     if (line.notOtpCode) factor *= 0.6;
   }
   score += 0.45 * positive + (alone ? 0.15 : 0) + (emphasised(line, token) ? 0.12 : 0);
   if (negative > 0) score *= negative >= positive ? 1 - 0.85 * negative : 1 - 0.2 * negative;
-  if (nearFooter(line.footer, token.start, token.end)) factor *= 0.3;
+  if (nearFooter(line.text, line.footer, token.start, token.end)) factor *= 0.3;
   return { token, score: score * factor, alone };
 }
 

@@ -49,7 +49,7 @@ export const NORTH: Record<string, Lexicon> = {
       'verifieringskod', 'bekräftelsekod', 'säkerhetskod', 'engångskod', 'inloggningskod', 'engångslösenord',
       'aktiveringskod', 'verifikationskod', 'autentiseringskod', 'behörighetskod', 'tillfällig kod',
     ],
-    code: ['*kod', '*koden', 'verifiering', 'tvåstegsverifiering', 'tvåfaktor*', 'pin', 'pin-kod', 'bankid'],
+    code: ['kod', 'koden', 'koder', '*skod', '*skoden', 'pinkod', 'verifiering', 'tvåstegsverifiering', 'tvåfaktor*', 'pin', 'pin-kod', 'bankid'],
     hint: [
       'verifiera', 'bekräfta', 'logga in', 'inloggning', 'lösenord', 'ange', 'skriv in', 'går ut', 'giltig',
       'dela inte', 'ny enhet',
@@ -67,7 +67,7 @@ export const NORTH: Record<string, Lexicon> = {
       'bekræftelseskode', 'verifikationskode', 'sikkerhedskode', 'engangskode', 'loginkode', 'login-kode',
       'aktiveringskode', 'godkendelseskode', 'midlertidig kode', 'engangsadgangskode',
     ],
-    code: ['*kode', '*koden', 'bekræftelse', 'totrinsbekræftelse', 'to-faktor*', 'pinkode', 'mitid'],
+    code: ['kode', 'koden', '*skode', '*skoden', 'bekræftelse', 'totrinsbekræftelse', 'to-faktor*', 'pinkode', 'mitid'],
     hint: [
       'bekræft', 'log ind', 'login', 'adgangskode', 'indtast', 'skriv', 'udløber', 'gyldig', 'del ikke',
       'ny enhed', 'godkend',
@@ -84,7 +84,7 @@ export const NORTH: Record<string, Lexicon> = {
       'bekreftelseskode', 'verifiseringskode', 'verifikasjonskode', 'sikkerhetskode', 'engangskode',
       'påloggingskode', 'innloggingskode', 'aktiveringskode', 'engangspassord', 'midlertidig kode',
     ],
-    code: ['*kode', '*koden', 'bekreftelse', 'tofaktor*', 'to-faktor*', 'totrinns*', 'pinkode', 'bankid'],
+    code: ['kode', 'koden', '*skode', '*skoden', 'bekreftelse', 'tofaktor*', 'to-faktor*', 'totrinns*', 'pinkode', 'bankid'],
     hint: [
       'bekreft', 'logg inn', 'pålogging', 'innlogging', 'passord', 'skriv inn', 'oppgi', 'utløper', 'gyldig',
       'ikke del', 'ny enhet', 'godkjenn',

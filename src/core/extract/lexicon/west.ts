@@ -26,7 +26,7 @@ export const WEST: Record<string, Lexicon> = {
       'post code', 'postcode', 'area code', 'country code', 'tracking code', 'booking code', 'reservation code',
       'error code', 'status code', 'product code', 'qr code', 'source code', 'colour code', 'color code',
       'dress code', 'code review', 'code change', 'code owner', 'discount', 'sort code', 'bank code',
-      'swift code', 'bic code', 'routing number', 'booking reference', 'record locator', 'offer code',
+      'swift code', 'bic code', 'routing number', 'unicode', 'decode', 'encode', 'transcode', 'opcode', 'geocode', 'booking reference', 'record locator', 'offer code',
     ],
     other: [
       'order', 'order number', 'order no', 'order id', 'invoice', 'invoice number', 'receipt', 'reference',
