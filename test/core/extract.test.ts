@@ -1,68 +1,43 @@
-// OTP and link extraction (design section 6): precision and recall over the fixture corpus, the
-// negative rules one by one, grouped codes, the pattern override, ambiguity, and linear-time inputs.
+// OTP and link extraction (design section 6): accuracy and false codes over the tune part of the fixtures, the
+// negative rules one by one, the code shapes of outside mail, 28 languages, the pattern override, ambiguity, and
+// linear-time inputs.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/core/errors.ts';
 import { extractLinks, extractOtp, type OtpResult } from '../../src/core/extract/index.ts';
+import { printOtpReport, type OtpFixture } from '../helpers/otpReport.ts';
 
-interface CorpusItem {
-  id: string;
-  description: string;
-  subject: string | null;
-  text: string | null;
-  html: string | null;
-  expected: { code: string | null; status?: 'ambiguous' };
+/** The part of the OTP fixtures the extractor is tuned on; heldout-*.json is never read here. */
+const TUNE_FILES = ['corpus.json', 'tune-a.json', 'tune-b.json'];
+
+interface CorpusItem extends OtpFixture {
   expectedLinks?: Array<{ urlContains: string; kind: string }>;
 }
 
-const corpus = JSON.parse(
-  readFileSync(new URL('../fixtures/otp/corpus.json', import.meta.url), 'utf8'),
-) as CorpusItem[];
+const fixture = (name: string): CorpusItem[] =>
+  JSON.parse(readFileSync(new URL(`../fixtures/otp/${name}`, import.meta.url), 'utf8')) as CorpusItem[];
 
-const otpOf = (item: CorpusItem): OtpResult =>
+const corpus = TUNE_FILES.flatMap(fixture);
+
+const otpOf = (item: OtpFixture): OtpResult =>
   extractOtp({ subject: item.subject, text: item.text, html: item.html });
 
 /** Codes among the candidates, so a rule can be checked without depending on the threshold. */
 const candidateCodes = (text: string): string[] => extractOtp({ text }).candidates.map((c) => c.code);
 
-describe('OTP corpus', () => {
-  it('has at least 40 realistic messages with unique ids', () => {
-    assert.ok(corpus.length >= 40, `corpus has ${corpus.length} items`);
+describe('OTP corpus (tune part)', () => {
+  it('has realistic messages with unique ids, some with no code and some ambiguous', () => {
+    assert.ok(corpus.length >= 74, `tune part has ${corpus.length} items`);
     assert.equal(new Set(corpus.map((c) => c.id)).size, corpus.length);
     assert.ok(corpus.some((c) => c.expected.code === null));
     assert.ok(corpus.some((c) => c.expected.status === 'ambiguous'));
   });
 
-  it('finds the expected code with precision >= 0.95 and recall >= 0.85', () => {
-    let returned = 0;
-    let correct = 0;
-    let expected = 0;
-    let recalled = 0;
-    const misses: string[] = [];
-    for (const item of corpus) {
-      const result = otpOf(item);
-      if (result.code !== null) {
-        returned++;
-        if (result.code === item.expected.code) correct++;
-      }
-      if (item.expected.code !== null) {
-        expected++;
-        if (result.code === item.expected.code) recalled++;
-      }
-      if (result.code !== item.expected.code) {
-        misses.push(`${item.id}: expected ${item.expected.code}, got ${result.status} ${result.code}`);
-      }
-    }
-    const precision = returned === 0 ? 1 : correct / returned;
-    const recall = expected === 0 ? 1 : recalled / expected;
-    console.log(
-      `OTP corpus: ${corpus.length} messages, precision ${precision.toFixed(3)} (${correct}/${returned}), ` +
-        `recall ${recall.toFixed(3)} (${recalled}/${expected})`,
-    );
-    for (const miss of misses) console.log(`  miss ${miss}`);
-    assert.ok(precision >= 0.95, `precision ${precision}`);
-    assert.ok(recall >= 0.85, `recall ${recall}`);
+  it('finds the exact code on >= 95% of code mails with <= 2% false codes', () => {
+    const report = printOtpReport(`OTP tune part (${TUNE_FILES.join(', ')})`, corpus, otpOf);
+    assert.ok(report.overall.accuracy >= 0.95, `accuracy ${report.overall.accuracy}`);
+    assert.ok(report.overall.falseCodeRate <= 0.02, `false-code rate ${report.overall.falseCodeRate}`);
   });
 
   it('reports the genuinely ambiguous messages as ambiguous, with their candidates', () => {
@@ -245,6 +220,198 @@ describe('extractOtp codes and scoring', () => {
   it('is not_found for empty or missing parts', () => {
     assert.equal(extractOtp({}).status, 'not_found');
     assert.equal(extractOtp({ subject: null, text: '', html: '   ' }).status, 'not_found');
+  });
+});
+
+/** A mail laid out as services send it: a table of rows, a footer with an address and a year. */
+const mail = (rows: string): string =>
+  '<html><body><table width="100%" cellpadding="0"><tr><td align="center"><table width="600">' +
+  rows +
+  '<tr><td style="font-size:11px;color:#999">© 2026 Example Ltd · 548 Market St, San Francisco, CA 94104</td></tr>' +
+  '</table></td></tr></table></body></html>';
+const row = (text: string): string => `<tr><td style="font-size:14px">${text}</td></tr>`;
+const bigRow = (code: string): string =>
+  `<tr><td align="center" style="font-size:30px;font-weight:bold;letter-spacing:6px">${code}</td></tr>`;
+
+describe('extractOtp on the shapes of outside mail', () => {
+  it('reads digit codes in groups of any one size, returned without separators', () => {
+    assert.equal(extractOtp({ text: 'Your security code: 48-29-13' }).code, '482913');
+    assert.equal(extractOtp({ text: 'Your code: 4 8 2 9 1 3' }).code, '482913');
+    assert.equal(extractOtp({ text: 'Sicherheitscode: 77 31 05 96' }).code, '77310596');
+    assert.equal(extractOtp({ text: 'Ihr Sicherheitscode: 81 40 27\nKundennummer 30571846' }).code, '814027');
+    // A dashed triple that reads as a date stays a date.
+    assert.deepEqual(candidateCodes('Your code was sent on 12-05-24.'), []);
+  });
+
+  it('joins a code written one digit per table cell or block', () => {
+    const cells = [...'804517']
+      .map((d) => `<td style="font-family:monospace;font-size:28px">${d}</td>`)
+      .join('');
+    const html = mail(
+      row('Hi Jordan, enter the code below on the sign-in page. It expires in 10 minutes.') +
+        `<tr><td><table><tr>${cells}</tr></table></td></tr>` +
+        row('Requested at 14:05 on 12 March 2026.'),
+    );
+    assert.equal(extractOtp({ subject: 'Your sign-in code', html }).code, '804517');
+    const divs = [...'7305'].map((d) => `<div class="digit">${d}</div>`).join('');
+    assert.equal(extractOtp({ html: `<p>Your one-time passcode:</p>${divs}` }).code, '7305');
+  });
+
+  it('reads letter+digit codes in any case, upper-cased without separators unless a pattern asks', () => {
+    assert.equal(
+      extractOtp({ text: 'Enter the verification code k3m9-x2q7 on the sign-in page.' }).code,
+      'K3M9X2Q7',
+    );
+    assert.equal(
+      extractOtp({
+        html: '<h2>Verify your email</h2><p>Your temporary login code:</p><code>mxq4-p8zt</code>',
+      }).code,
+      'MXQ4P8ZT',
+    );
+    assert.equal(extractOtp({ text: 'Your confirmation code is QX7-M2P' }).code, 'QX7M2P');
+    const asWritten = extractOtp({ text: 'Code: k3m9-x2q7' }, { pattern: 'Code: ([a-z0-9]{4}-[a-z0-9]{4})' });
+    assert.equal(asWritten.code, 'k3m9-x2q7');
+    // Words with a digit in prose are not codes.
+    assert.equal(extractOtp({ text: 'Your code plays mp3 and web3 files.' }).status, 'not_found');
+  });
+
+  it('tells discount codes (a word and a number) from one-time codes', () => {
+    for (const text of [
+      'Get 15% off your next shipment with code SHIP15.',
+      'Use code TRAIL25 at checkout. Ends 31 March 2026, 23:59.',
+      'Rabattkod: REA10 gäller hela veckan.',
+    ]) {
+      assert.equal(extractOtp({ text }).status, 'not_found', text);
+    }
+    assert.equal(extractOtp({ text: 'Your verification code: ABCD12' }).code, 'ABCD12');
+  });
+
+  it('reads a keyword in another cell or line than the code', () => {
+    const table = mail(
+      '<tr><td>Account number</td><td>44120983</td></tr>' +
+        '<tr><td>Sign-in code (valid for this account only)</td><td><b>90817263</b></td></tr>' +
+        '<tr><td>Reference</td><td>55102934</td></tr>',
+    );
+    assert.equal(extractOtp({ html: table }).code, '90817263');
+    const after = mail(bigRow('603918') + row('is your Example verification code'));
+    assert.equal(extractOtp({ html: after }).code, '603918');
+  });
+
+  it('lets the strongest code word on a line count, not merely the nearest', () => {
+    const text =
+      'Nº de cliente: 40981726\nNº de solicitud: 10092377\nCódigo para restablecer la contraseña: 27640918';
+    assert.equal(extractOtp({ text }).code, '27640918');
+  });
+
+  it('reads a line above as a label only when it ends like one', () => {
+    // A sentence that ends with "account." names no number; "Order number:" does.
+    const html = mail(
+      row('Enter this verification code to finish setting up your account.') + bigRow('294068'),
+    );
+    assert.equal(extractOtp({ html }).code, '294068');
+    const receipt = mail(row('Order number:') + bigRow('88120934') + row('Total: $149.90'));
+    assert.equal(extractOtp({ html: receipt }).status, 'not_found');
+  });
+
+  it('finds 4-digit PINs beside years and times, and never the years or times', () => {
+    const text = 'Your verification PIN is 1987.\nSent at 14:05.\nMember since 2019.\n© 2026 Example Bank';
+    const result = extractOtp({ text });
+    assert.equal(result.code, '1987');
+    assert.deepEqual(
+      result.candidates.map((c) => c.code).filter((c) => ['2019', '2026', '1405'].includes(c)),
+      [],
+    );
+    const hu = 'A fiókod jelszavát 2026. március 12-én 21:47-kor megváltoztatták.';
+    assert.equal(extractOtp({ text: hu }).status, 'not_found');
+  });
+
+  it('lets a footer word count only near the number', () => {
+    // " avec" once read as the footer word " ave".
+    assert.equal(
+      extractOtp({ text: 'Votre code à usage unique est 739104. Ne le partagez avec personne.' }).code,
+      '739104',
+    );
+  });
+});
+
+describe('extractOtp in 28 languages', () => {
+  const positives: Array<[string, string]> = [
+    ['en', 'Your one-time passcode is 551209. Do not share it.'],
+    ['de', 'Ihr Einmalpasswort lautet 551209. Geben Sie es nicht weiter.'],
+    ['fr', 'Votre code à usage unique est 551209.'],
+    ['es', 'Tu código de un solo uso es 551209. Caduca en 10 minutos.'],
+    ['pt', 'Seu código de verificação: 551209. Não compartilhe.'],
+    ['it', 'Il tuo codice OTP è 551209.'],
+    ['nl', 'Je eenmalige code is 551209.'],
+    ['pl', 'Twój kod weryfikacyjny to 551209. Nie udostępniaj go nikomu.'],
+    ['cs', 'Váš ověřovací kód je 551209. Kód nikomu nesdělujte.'],
+    ['sv', 'Din verifieringskod är 551209. Dela inte koden med någon.'],
+    ['da', 'Din bekræftelseskode er 551209. Del ikke koden med andre.'],
+    ['no', 'Engangskoden din er 551209. Ikke del denne koden med noen.'],
+    ['fi', 'Vahvistuskoodisi on 551209. Älä jaa koodia kenellekään.'],
+    ['tr', 'Doğrulama kodunuz: 551209. Bu kodu kimseyle paylaşmayın.'],
+    ['ru', 'Ваш код подтверждения: 551209. Никому не сообщайте этот код.'],
+    ['uk', 'Ваш код підтвердження: 551209. Нікому не повідомляйте цей код.'],
+    ['el', 'Ο κωδικός επαλήθευσης σας είναι 551209. Μην τον κοινοποιήσετε.'],
+    ['hu', 'Az ellenőrző kódod: 551209. Ne oszd meg senkivel.'],
+    ['ro', 'Codul tău de verificare este 551209. Nu îl distribui nimănui.'],
+    ['ja', 'ワンタイムパスワード：551209\n有効期限は10分です。'],
+    ['zh', '您的验证码为551209，10分钟内有效，请勿泄露给他人。'],
+    ['ko', '인증번호는 [551209] 입니다. 타인에게 알려주지 마세요.'],
+    ['ar', 'رمز التحقق الخاص بك هو 551209. لا تشاركه مع أي شخص.'],
+    ['he', 'קוד האימות שלך הוא 551209. אין לשתף קוד זה.'],
+    ['hi', 'आपका सत्यापन कोड 551209 है। इसे किसी के साथ साझा न करें।'],
+    ['th', 'รหัสยืนยันของคุณคือ 551209 กรุณาอย่าเปิดเผยรหัสนี้แก่ผู้อื่น'],
+    ['vi', 'Mã xác minh của bạn là 551209. Không chia sẻ mã này với bất kỳ ai.'],
+    ['id', 'Kode verifikasi Anda adalah 551209. Jangan berikan kode ini kepada siapa pun.'],
+  ];
+
+  it("finds the code after each language's own words for it", () => {
+    assert.equal(new Set(positives.map(([lang]) => lang)).size, 28);
+    for (const [lang, text] of positives)
+      assert.equal(extractOtp({ text }).code, '551209', `${lang}: ${text}`);
+  });
+
+  it('tells a code set apart below a code label from a number below an order label', () => {
+    for (const [lang, label, orderLabel] of [
+      ['ja', '以下の確認コードを入力してください。', 'ご注文番号'],
+      ['ko', '아래 인증번호를 입력해 주세요.', '주문번호'],
+      ['ar', 'استخدم الرمز التالي لتسجيل الدخول إلى حسابك:', 'رقم الطلب:'],
+      ['he', 'להשלמת ההתחברות הזינו את הקוד הבא:', 'מספר הזמנה:'],
+      ['hi', 'लॉग इन करने के लिए नीचे दिया गया ओटीपी दर्ज करें:', 'ऑर्डर नंबर:'],
+      ['th', 'กรุณากรอกรหัสยืนยันด้านล่างเพื่อเข้าสู่ระบบ', 'หมายเลขคำสั่งซื้อ'],
+      ['el', 'Χρησιμοποιήστε τον παρακάτω κωδικό για να συνδεθείτε:', 'Αριθμός παραγγελίας:'],
+      ['fi', 'Syötä alla oleva koodi kirjautuaksesi:', 'Tilausnumero:'],
+      ['vi', 'Vui lòng nhập mã dưới đây để đăng nhập:', 'Mã đơn hàng:'],
+      ['id', 'Masukkan kode berikut untuk masuk ke akun Anda:', 'Nomor pesanan:'],
+    ] as const) {
+      const code = extractOtp({ html: mail(row(label) + bigRow('482913')) });
+      assert.equal(code.code, '482913', `${lang}: ${label}`);
+      const order = extractOtp({ html: mail(row(orderLabel) + bigRow('482913')) });
+      assert.equal(order.status, 'not_found', `${lang}: ${orderLabel}`);
+    }
+  });
+
+  it('reads order, invoice, tracking and postal numbers as what they are', () => {
+    for (const text of [
+      'Номер заказа: 88120934. Трек-номер: 44120983.',
+      'Numer zamówienia: 30214455. Numer przesyłki: 44120983. Kod pocztowy: 00-950.',
+      'Numéro de commande : 30214455. Numéro de suivi : 44120983. Code postal : 75008.',
+      'Sipariş numarası: 30214455',
+      'ご注文番号：30214455\nお届け予定日：5月12日',
+      '订单号：2026051288',
+      '주문번호 20260512',
+      'رقم الفاتورة: 88120934',
+      'מספר הזמנה: 88120934',
+      'ऑर्डर नंबर: 88120934',
+      'หมายเลขคำสั่งซื้อ 88120934',
+      'Mã đơn hàng: 88120934',
+      'Nomor pesanan: 88120934. Nomor resi: 44120983.',
+      'Αριθμός παραγγελίας: 88120934',
+      'Rendelésszám: 88120934',
+    ]) {
+      assert.equal(extractOtp({ text }).status, 'not_found', text);
+    }
   });
 });
 

@@ -94,10 +94,14 @@ interface Influence {
   negative: number;
 }
 
-/** Whether a line ends with this hit: "Order number:" labels what follows, "for your order today" does not. */
+/**
+ * Whether a line is a label ending with this hit: "Order number:" or a short "Tracking number" cell names what
+ * follows; "…to finish setting up your account." is a sentence and names nothing.
+ */
 function endsWith(line: AnalysedLine, hit: Hit): boolean {
-  const rest = line.text.length - hit.end;
-  return rest <= 6 && /^[\s\p{P}\p{S}]*$/u.test(line.text.slice(hit.end));
+  const rest = line.text.slice(hit.end);
+  if (rest.length > 4 || !/^\s*[:：#№]?\s*$/.test(rest)) return false;
+  return rest.includes(':') || rest.includes('：') || line.text.length <= 40;
 }
 
 /** What a line above says about a token: its strongest code word, or a label it ends with. */
