@@ -6,6 +6,8 @@ export interface Hit {
   start: number;
   end: number;
   weight: number;
+  /** Which list of a merged table the word came from (see wordTable); 0 for a single list. */
+  kind: number;
 }
 
 /** Letters, digits and combining marks of scripts that separate words with spaces. */
@@ -17,7 +19,12 @@ const NEEDS_BOUNDARY =
 const MAX_AFFIX = 16;
 
 function isWordChar(c: string | undefined): boolean {
-  return c !== undefined && WORD_CHAR.test(c);
+  if (c === undefined) return false;
+  const code = c.charCodeAt(0);
+  // ASCII first: mail is mostly ASCII, and the Unicode test is the slow part of a scan.
+  if (code < 128)
+    return (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || (code >= 65 && code <= 90);
+  return WORD_CHAR.test(c);
 }
 
 /** Lower-cases one UTF-16 unit at a time so offsets in the result match the original line. */
@@ -35,41 +42,52 @@ export function lowerSameLength(text: string): string {
 interface Word {
   text: string;
   weight: number;
+  kind: number;
   boundary: boolean;
   anyPrefix: boolean;
   anySuffix: boolean;
 }
 
 export interface WordTable {
-  /** Words that must start a word (or match anywhere), by their first character. */
-  byFirst: Map<string, Word[]>;
+  /** Words starting with an ASCII character, by its code: tried only where a word starts. */
+  ascii: Array<Word[] | undefined>;
+  /** Words starting with any other character, by that character. */
+  other: Map<string, Word[]>;
   /** Words that may end a compound: found with indexOf, then widened to the whole word. */
   compound: Word[];
 }
 
-export function wordTable(entries: ReadonlyArray<readonly [string, number]> | readonly string[]): WordTable {
-  const byFirst = new Map<string, Word[]>();
+type Entry = string | readonly [string, number] | readonly [string, number, number];
+
+/** A table of words; entries are a word, [word, weight] or [word, weight, kind] (kind tags merged lists). */
+export function wordTable(entries: readonly Entry[]): WordTable {
+  const ascii: Array<Word[] | undefined> = new Array<Word[] | undefined>(128);
+  const other = new Map<string, Word[]>();
   const compound: Word[] = [];
   const seen = new Set<string>();
   for (const e of entries) {
-    const [raw, weight] = typeof e === 'string' ? [e, 1] : e;
-    if (seen.has(raw)) continue;
-    seen.add(raw);
+    const [raw, weight, kind] = typeof e === 'string' ? [e, 1, 0] : [e[0], e[1], e[2] ?? 0];
+    if (seen.has(`${kind} ${raw}`)) continue;
+    seen.add(`${kind} ${raw}`);
     const anyPrefix = raw.startsWith('*');
     const anySuffix = raw.length > 1 && raw.endsWith('*');
     const text = raw.slice(anyPrefix ? 1 : 0, anySuffix ? -1 : undefined);
     if (text === '') continue;
-    const word = { text, weight, boundary: NEEDS_BOUNDARY.test(text), anyPrefix, anySuffix };
+    const word = { text, weight, kind, boundary: NEEDS_BOUNDARY.test(text), anyPrefix, anySuffix };
     if (anyPrefix) {
       compound.push(word);
       continue;
     }
-    const first = text[0] as string;
-    const bucket = byFirst.get(first) ?? [];
-    bucket.push(word);
-    byFirst.set(first, bucket);
+    const code = text.charCodeAt(0);
+    if (code < 128) {
+      (ascii[code] ??= []).push(word);
+    } else {
+      const bucket = other.get(text[0] as string) ?? [];
+      bucket.push(word);
+      other.set(text[0] as string, bucket);
+    }
   }
-  return { byFirst, compound };
+  return { ascii, other, compound };
 }
 
 /** The end of a match of `word` at [at, at + text.length), or -1 when a boundary rule fails. */
@@ -86,24 +104,34 @@ function matchEnd(lower: string, word: Word, at: number): number {
   return isWordChar(lastChar) && isWordChar(lower[end]) ? -1 : end;
 }
 
+function tryBucket(lower: string, bucket: Word[], i: number, wordStart: boolean, hits: Hit[]): void {
+  for (const word of bucket) {
+    if (word.boundary && !wordStart) continue;
+    if (!lower.startsWith(word.text, i)) continue;
+    const end = matchEnd(lower, word, i);
+    if (end !== -1) hits.push({ start: i, end, weight: word.weight, kind: word.kind });
+  }
+}
+
 /** Every occurrence of every word in `lower`, sorted by start. A plural "s" is allowed after a word. */
 export function findHits(lower: string, table: WordTable): Hit[] {
   const hits: Hit[] = [];
   let prevWord = false;
   for (let i = 0; i < lower.length; i++) {
-    const c = lower[i] as string;
-    const bucket = table.byFirst.get(c);
-    if (bucket !== undefined) {
-      for (const word of bucket) {
-        if (word.boundary && prevWord && isWordChar(c)) continue;
-        if (!lower.startsWith(word.text, i)) continue;
-        const end = matchEnd(lower, word, i);
-        if (end !== -1) hits.push({ start: i, end, weight: word.weight });
-      }
-      prevWord = isWordChar(c);
-    } else {
-      prevWord = isWordChar(c);
+    const code = lower.charCodeAt(i);
+    if (code < 128) {
+      const word = (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || (code >= 65 && code <= 90);
+      // Inside a word no ASCII entry can start: each needs a boundary before its first letter.
+      const bucket = !prevWord || !word ? table.ascii[code] : undefined;
+      if (bucket !== undefined) tryBucket(lower, bucket, i, !prevWord || !word, hits);
+      prevWord = word;
+      continue;
     }
+    const c = lower[i] as string;
+    const isWord = isWordChar(c);
+    const bucket = table.other.get(c);
+    if (bucket !== undefined) tryBucket(lower, bucket, i, !prevWord || !isWord, hits);
+    prevWord = isWord;
   }
   for (const word of table.compound) {
     let at = lower.indexOf(word.text);
@@ -112,13 +140,16 @@ export function findHits(lower: string, table: WordTable): Hit[] {
       const floor = Math.max(0, at - MAX_AFFIX);
       while (start > floor && isWordChar(lower[start - 1])) start--;
       const end = isWordChar(lower[start - 1]) ? -1 : matchEnd(lower, word, at);
-      if (end !== -1) hits.push({ start, end, weight: word.weight });
+      if (end !== -1) hits.push({ start, end, weight: word.weight, kind: word.kind });
       at = lower.indexOf(word.text, at + 1);
     }
   }
   hits.sort((a, b) => a.start - b.start || b.end - a.end || b.weight - a.weight);
-  // The same span found twice (a word in two languages' lists) is one hit, at its highest weight.
-  return hits.filter((h, k) => k === 0 || h.start !== hits[k - 1]?.start || h.end !== hits[k - 1]?.end);
+  // The same span found twice in one list (a word in two languages) is one hit, at its highest weight.
+  return hits.filter((h, k) => {
+    const prev = hits[k - 1];
+    return prev === undefined || h.start !== prev.start || h.end !== prev.end || h.kind !== prev.kind;
+  });
 }
 
 /** Whether any word of the table occurs in `lower`. */

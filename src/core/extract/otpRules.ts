@@ -2,18 +2,10 @@
 // last digits, a ZIP code or a quantity. Each check looks only a few characters around the token.
 import { findHits, lowerSameLength, wordTable, type Hit } from './keywordHits.ts';
 import type { Token } from './otpTokens.ts';
-import {
-  CURRENCY_CODES,
-  CURRENCY_SYMBOLS,
-  DATE_WORDS,
-  FOOTER_WORDS,
-  LAST_DIGITS_WORDS,
-  UNIT_WORDS,
-} from './vocabulary.ts';
+import { CURRENCY_CODES, CURRENCY_SYMBOLS, DATE_WORDS, LAST_DIGITS_WORDS, UNIT_WORDS } from './vocabulary.ts';
 
 const LAST_DIGITS = wordTable(LAST_DIGITS_WORDS);
 const DATES = wordTable(DATE_WORDS);
-const FOOTER = wordTable(FOOTER_WORDS);
 const UNITS = new Set(UNIT_WORDS);
 const CURRENCIES = new Set(CURRENCY_CODES);
 const MASK = '*•●·∙◦xX…';
@@ -121,11 +113,6 @@ export function numericRules(line: string, token: Token): RuleResult {
   }
   if (token.loose) factor *= 0.6;
   return factor === 1 ? KEEP : { drop: false, factor, reason, year: reason === 'looks like a year' };
-}
-
-/** Where a line says it is a footer or a postal address: numbers near such words are almost never the code. */
-export function footerHits(lowerLine: string): Hit[] {
-  return findHits(lowerLine, FOOTER);
 }
 
 /** Whether a footer word sits shortly before [start, end), or after it in the same sentence. */

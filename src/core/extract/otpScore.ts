@@ -2,13 +2,21 @@
 // line, emphasis, and the negative rules. Scores are 0..~1.3 before the caller clamps them.
 import { findHits, lowerSameLength, wordTable, type Hit } from './keywordHits.ts';
 import type { TextLine } from './lines.ts';
-import { footerHits, nearFooter, numericRules, YEAR_FACTOR } from './otpRules.ts';
+import { nearFooter, numericRules, YEAR_FACTOR } from './otpRules.ts';
 import { asciiFold, lineTokens, type Token } from './otpTokens.ts';
-import { CODE_WORDS, NOT_OTP_CODES, OTHER_NUMBER_WORDS } from './vocabulary.ts';
+import { CODE_WORDS, FOOTER_WORDS, NOT_OTP_CODES, OTHER_NUMBER_WORDS } from './vocabulary.ts';
 
-const CODE_TABLE = wordTable(CODE_WORDS);
-const NOT_OTP_TABLE = wordTable(NOT_OTP_CODES);
-const OTHER_TABLE = wordTable(OTHER_NUMBER_WORDS);
+const CODE = 0;
+const NOT_OTP = 1;
+const OTHER = 2;
+const FOOTER = 3;
+/** Every list a line is read for, in one table so a line is scanned once. */
+const LABELS = wordTable([
+  ...CODE_WORDS.map(([w, weight]) => [w, weight, CODE] as const),
+  ...NOT_OTP_CODES.map((w) => [w, 1, NOT_OTP] as const),
+  ...OTHER_NUMBER_WORDS.map((w) => [w, 1, OTHER] as const),
+  ...FOOTER_WORDS.map((w) => [w, 1, FOOTER] as const),
+]);
 
 interface LabelHit extends Hit {
   negative: boolean;
@@ -44,9 +52,16 @@ function notInside(hits: Hit[], outer: Hit[]): Hit[] {
 export function analyseLine(line: TextLine): AnalysedLine {
   const text = asciiFold(line.text);
   const lower = lowerSameLength(text);
-  const notOtp = findHits(lower, NOT_OTP_TABLE);
-  const codeHits = notInside(findHits(lower, CODE_TABLE), notOtp);
-  const other = notInside(findHits(lower, OTHER_TABLE), codeHits);
+  const all = findHits(lower, LABELS);
+  const notOtp = all.filter((h) => h.kind === NOT_OTP);
+  const codeHits = notInside(
+    all.filter((h) => h.kind === CODE),
+    notOtp,
+  );
+  const other = notInside(
+    all.filter((h) => h.kind === OTHER),
+    codeHits,
+  );
   const hits: LabelHit[] = [
     ...codeHits.map((h) => ({ ...h, negative: false })),
     ...[...notOtp, ...other].map((h) => ({ ...h, negative: true })),
@@ -61,7 +76,7 @@ export function analyseLine(line: TextLine): AnalysedLine {
     emph: line.emph,
     hits,
     digitsBefore,
-    footer: footerHits(lower),
+    footer: all.filter((h) => h.kind === FOOTER),
     notOtpCode: notOtp.length > 0,
   };
 }
