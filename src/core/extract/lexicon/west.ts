@@ -12,7 +12,7 @@ export const WEST: Record<string, Lexicon> = {
       'validation code', 'unlock code', 'transaction code', 'authentication pin', 'security pin', 'login pin',
     ],
     code: [
-      'code', 'pin', 'tan', 'verification', 'authentication', '2fa', 'mfa', 'two-factor', 'two factor',
+      'code', 'pin', 'verification', 'authentication', '2fa', 'mfa', 'two-factor', 'two factor',
       '2-step', 'two-step',
     ],
     hint: [
@@ -51,7 +51,7 @@ export const WEST: Record<string, Lexicon> = {
       'freigabecode', 'authentifizierungscode', 'aktivierungscode', 'login-code', 'logincode',
       'bestätigungs-code', 'mtan', 'smstan', 'sms-tan', 'pushtan', 'einmal-pin', 'transaktionsnummer',
     ],
-    code: ['*code', 'bestätigung', 'authentifizierung', 'verifizierung', 'zwei-faktor', 'zweistufig', 'pin*'],
+    code: ['*code', 'tan', 'bestätigung', 'authentifizierung', 'verifizierung', 'zwei-faktor', 'zweistufig', 'pin*'],
     hint: [
       'bestätigen', 'bestätige', 'anmelden', 'anmeldung', 'passwort', 'kennwort', 'eingeben', 'gib',
       'geben sie', 'gültig', 'läuft ab', 'nicht weiter', 'teile', 'teilen sie', 'einloggen', 'freigeben',
