@@ -119,8 +119,6 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       assert.ok(tool.annotations !== undefined, `${tool.name} has annotations`);
     }
     const readOnly = [
-      'wait_for_email',
-      'wait_for_request',
       'extract_otp',
       'extract_from_body',
       'list_sandboxes',
@@ -133,7 +131,14 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     for (const name of readOnly) {
       assert.equal(byName.get(name)?.annotations?.readOnlyHint, true, `${name} is readOnlyHint`);
     }
-    for (const name of ['create_sandbox', 'delete_sandbox', 'set_mock_rules']) {
+    // The waits mark what they return read, so an agent never gets the same code twice.
+    for (const name of [
+      'create_sandbox',
+      'delete_sandbox',
+      'set_mock_rules',
+      'wait_for_email',
+      'wait_for_request',
+    ]) {
       assert.equal(byName.get(name)?.annotations?.readOnlyHint, false, `${name} is not read-only`);
     }
     const del = byName.get('delete_sandbox')?.annotations;
@@ -463,8 +468,12 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       assert.equal(again.status, 'timeout');
       assert.equal(again.email, null);
 
-      // Without `after` the newest existing match comes back at once.
-      const existing = await ok(client, 'wait_for_email', { sandbox_id: sb.sandbox_id, timeout_seconds: 0 });
+      // Without `after`, unread_only: false brings the newest existing match back at once, read or not.
+      const existing = await ok(client, 'wait_for_email', {
+        sandbox_id: sb.sandbox_id,
+        timeout_seconds: 0,
+        unread_only: false,
+      });
       assert.equal(existing.status, 'received');
       assert.equal(existing.email.id, result.email.id);
 

@@ -14,11 +14,10 @@ export const waitForEmail = defineTool({
   name: 'wait_for_email',
   title: 'Wait for an email',
   description:
-    'Returns the newest matching email, or blocks until one arrives (up to timeout_seconds), with its ' +
-    'one-time code (otp) and links (verify, reset, magic_login, unsubscribe) already extracted. Each call ' +
-    'returns an email no earlier wait returned and marks it read (peek: true leaves it unread). A timeout is ' +
-    'a result (status "timeout") listing what did not match. Most MCP clients end a call at 60 s unless ' +
-    'progress resets their clock; this tool sends progress every 5 s.',
+    'Returns the newest matching email, or the first to arrive within timeout_seconds, with its code (otp) ' +
+    'and links already extracted. Each call returns an email no earlier wait returned and marks it read ' +
+    '(peek: true leaves it unread). Timeouts are results listing what did not ' +
+    'match. Most clients end calls at 60 s unless progress resets it (sent every 5 s).',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     timeout_seconds: fields.timeout_seconds.describe(
@@ -27,11 +26,8 @@ export const waitForEmail = defineTool({
     subject_contains: fields.subject_contains.describe('Case-insensitive substring of the subject.'),
     from_contains: fields.from_contains.describe('Case-insensitive substring of the From header.'),
     to: fields.to.describe('Exact recipient address the mail arrived on (Bcc included).'),
-    unread_only: z
-      .boolean()
-      .default(true)
-      .describe('Default true: only emails no wait returned yet. false: already returned ones too.'),
-    peek: z.boolean().default(false).describe('true: return the email but leave it unread.'),
+    unread_only: z.boolean().default(true).describe('Default true: skip emails an earlier wait returned.'),
+    peek: z.boolean().default(false).describe('Leave the email unread.'),
     since: fields.since.describe(
       'Only emails received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
     ),

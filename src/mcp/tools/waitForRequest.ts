@@ -14,11 +14,10 @@ export const waitForRequest = defineTool({
   name: 'wait_for_request',
   title: 'Wait for an HTTP request',
   description:
-    'Returns the newest matching HTTP request captured by the sandbox, or blocks until one arrives (up to ' +
-    'timeout_seconds): method, path, query, headers, body and parsed JSON. Each call returns a request no ' +
-    'earlier wait returned and marks it read (peek: true leaves it unread). A timeout is a result (status ' +
-    '"timeout") listing what did not match. Most MCP clients end a call at 60 s unless progress resets ' +
-    'their clock; this tool sends progress every 5 s.',
+    'Returns the newest matching captured HTTP request, or the first to arrive within timeout_seconds: ' +
+    'method, path, query, headers, body, parsed JSON. Each call returns a request no earlier wait returned ' +
+    'and marks it read (peek: true leaves it unread). Timeouts are results listing what did not match. ' +
+    'Most clients end calls at 60 s unless progress resets it (sent every 5 s).',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     timeout_seconds: fields.timeout_seconds.describe(
@@ -26,11 +25,8 @@ export const waitForRequest = defineTool({
     ),
     method: fields.method.describe('Exact HTTP method, e.g. POST.'),
     path_contains: fields.path_contains.describe('Substring of the path (without the query).'),
-    unread_only: z
-      .boolean()
-      .default(true)
-      .describe('Default true: only requests no wait returned yet. false: already returned ones too.'),
-    peek: z.boolean().default(false).describe('true: return the request but leave it unread.'),
+    unread_only: z.boolean().default(true).describe('Default true: skip requests an earlier wait returned.'),
+    peek: z.boolean().default(false).describe('Leave the request unread.'),
     since: fields.since.describe(
       'Only requests received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
     ),
