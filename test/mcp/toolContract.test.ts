@@ -4,10 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import nodemailer from 'nodemailer';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { callTool, connectHttp, textOf } from './client.ts';
+import { callTool, connectHttp, sendMail, textOf } from './client.ts';
 
 const T = { timeout: 60_000 };
 /** What clients put in the model's context: names, titles, descriptions and input schemas. */
@@ -168,21 +167,12 @@ describeEachStore('MCP tool contract', (getStore) => {
 
   it('an HTML-only email carries text made from its HTML in get_email and wait_for_email', T, async () => {
     const sb = await ok('create_sandbox', {});
-    const transport = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: server.ports.smtp,
-      secure: false,
-      requireTLS: true,
-      tls: { rejectUnauthorized: false },
-      auth: { user: sb.smtp.username, pass: sb.smtp.password },
-    });
-    await transport.sendMail({
+    await sendMail(server.ports.smtp, sb, {
       from: 'Acme <no-reply@acme.test>',
       to: sb.email_address,
       subject: 'Welcome aboard',
       html: '<table><tr><td><h1>Hello&nbsp;there</h1><p>Your <b>access code</b> is below.</p></td></tr><tr><td style="font-size:28px">551 204</td></tr></table>',
     });
-    transport.close();
     const waited = await ok('wait_for_email', { sandbox_id: sb.sandbox_id, timeout_seconds: 10 });
     assert.equal(waited.status, 'received');
     for (const email of [
