@@ -392,6 +392,16 @@ describe('extractOtp in 28 languages', () => {
     }
   });
 
+  it('reads codes written in Arabic-Indic, Devanagari and Thai digits as ASCII', () => {
+    for (const text of [
+      'رمز التحقق الخاص بك هو ٥٥١٢٠٩. لا تشاركه مع أي شخص.',
+      'आपका ओटीपी ५५१२०९ है।',
+      'รหัสยืนยันของคุณคือ ๕๕๑๒๐๙',
+    ]) {
+      assert.equal(extractOtp({ text }).code, '551209', text);
+    }
+  });
+
   it('reads order, invoice, tracking and postal numbers as what they are', () => {
     for (const text of [
       'Номер заказа: 88120934. Трек-номер: 44120983.',

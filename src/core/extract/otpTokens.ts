@@ -27,12 +27,23 @@ const NUMBER_SEPARATORS = new Set([' ', '-', '\u00a0', '\u2011', '\u2012', '\u20
 const GROUP_SEPARATORS = new Set([' ', '-', '\u00a0', '\u2011', '\u2012', '\u2013']);
 const GLUE = new Set(['-', '_', '.', '/', '\u2011']);
 
-/** Full-width digits and letters (common in Japanese mail) as ASCII; one UTF-16 unit each, so offsets hold. */
+/** Digits of other scripts (Arabic-Indic, Persian, Devanagari, Thai): one UTF-16 unit each, with their zero. */
+const NATIVE_ZEROS = [0x0660, 0x06f0, 0x0966, 0x0e50];
+const FOLDABLE =
+  /[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u0e50-\u0e59]/g;
+
+/**
+ * Full-width digits and letters (common in Japanese mail) and the digits of other scripts as ASCII, since a code
+ * is typed as ASCII; one UTF-16 unit each, so offsets hold.
+ */
 export function asciiFold(line: string): string {
-  if (!/[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/.test(line)) return line;
-  return line.replace(/[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/g, (c) =>
-    String.fromCharCode((c.charCodeAt(0) - 0xfee0) & 0xffff),
-  );
+  FOLDABLE.lastIndex = 0;
+  if (!FOLDABLE.test(line)) return line;
+  return line.replace(FOLDABLE, (c) => {
+    const code = c.charCodeAt(0);
+    const zero = NATIVE_ZEROS.find((z) => code >= z && code <= z + 9);
+    return String.fromCharCode(zero === undefined ? (code - 0xfee0) & 0xffff : 48 + code - zero);
+  });
 }
 
 function runsOf(line: string): Run[] {
