@@ -32,13 +32,14 @@ inspector() {
 }
 
 echo "mcp-inspector: tools/list --strict"
-# The strict checks print their findings on stderr and end with "N errors, N warnings across N tools."
+# The strict checks print each finding on stderr ("Warning: tool ..." / "Error: ...") and a summary line
+# "N errors, N warnings across N tools." when there is any; a clean run prints neither.
 inspector --method tools/list --strict >"$data_dir/list.json" 2>"$data_dir/strict.txt" || {
   cat "$data_dir/strict.txt"
   exit 1
 }
 grep -q '"name": "wait_for_email"' "$data_dir/list.json"
-if ! grep -Eq '^0 errors, 0 warnings' "$data_dir/strict.txt"; then
+if grep -Eq '^(Warning|Error)\b|\b[1-9][0-9]* (errors?|warnings?)\b' "$data_dir/strict.txt"; then
   grep -v '^npm warn' "$data_dir/strict.txt"
   echo "mcp-inspector: the strict check must report 0 errors and 0 warnings" >&2
   exit 1
