@@ -416,6 +416,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events of every sandbox in the workspace (Server-Sent Events)
+         * @description A `text/event-stream` of every committed arrival and change in the workspace's sandboxes, in
+         *     commit order per sandbox: the events of `/sandboxes/{sandboxId}/events` for every sandbox, plus
+         *     `sandbox.created`. See the `LiveEvent` schema for each event's name and data.
+         *
+         *     Every event has an `id:`. Reconnect with that id in the `Last-Event-ID` header (EventSource does
+         *     this by itself) or the `lastEventId` query parameter: the events committed after it are replayed
+         *     from the store, none twice and none lost, across restarts and across processes. A new stream
+         *     without an id starts with a frame carrying only `id:`, so even a stream that saw no event yet can
+         *     resume exactly. An id the server cannot resume from (unknown, older than the 24 hours of
+         *     changes kept, or more than 10,000 events behind) is answered with a `reset` event: reload your
+         *     lists, then go on with the events that follow. `retry:` is sent once; a `: keep-alive` comment
+         *     every 15 s.
+         *
+         *     A client that stops reading is sent `reset` and disconnected once 256 KiB wait unread. A stream
+         *     counts once against the rate limit, when it opens; at most 20 streams may be open per key
+         *     (more: 429). Streams of a key revoked while they are open end within a minute.
+         */
+        get: operations["streamWorkspaceEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Live events of one sandbox (Server-Sent Events)
+         * @description A `text/event-stream` of the sandbox's committed arrivals and changes, in commit order:
+         *     `message.received`, `message.updated`, `message.deleted`, `messages.cleared`,
+         *     `request.received`, `request.updated`, `request.deleted`, `requests.cleared`,
+         *     `sandbox.updated` and `sandbox.deleted` (after which the stream ends). Resume, `reset`,
+         *     keep-alives and limits as for `GET /events`.
+         */
+        get: operations["streamSandboxEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/keys": {
         parameters: {
             query?: never;
@@ -921,6 +983,202 @@ export interface components {
             items: components["schemas"]["ApiKey"][];
             nextCursor: string | null;
         };
+        /** @description A sandbox as live events show it; the same as `Sandbox` without `smtpPassword`. */
+        LiveSandbox: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The same as `id`, as in every event.
+             */
+            sandboxId: string;
+            name: string;
+            tags: {
+                [key: string]: string;
+            };
+            smtpHost: string;
+            /** Format: int32 */
+            smtpPort: number;
+            smtpUsername: string;
+            captureUrl: string;
+            mocks: components["schemas"]["MockRule"][];
+            /** Format: date-time */
+            createdAt: string;
+            isEphemeral: boolean;
+            /** Format: date-time */
+            expiresAt: string | null;
+            emailDomain: string;
+            emailAddress: string;
+        };
+        /** @description A message summary plus the sandbox it arrived in. */
+        LiveMessage: components["schemas"]["MessageSummary"] & {
+            /** Format: uuid */
+            sandboxId: string;
+        };
+        /** @description A request summary plus the sandbox it arrived in. */
+        LiveRequest: components["schemas"]["RequestSummary"] & {
+            /** Format: uuid */
+            sandboxId: string;
+        };
+        /** @description A message or request whose read flag was set. */
+        LiveReadFlag: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            sandboxId: string;
+            isRead: boolean;
+        };
+        /** @description A message, request or sandbox that was deleted (for a sandbox, `id` is `sandboxId`). */
+        LiveDeleted: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            sandboxId: string;
+        };
+        /** @description The sandbox's messages (or requests) were all deleted. */
+        LiveCleared: {
+            /** Format: uuid */
+            sandboxId: string;
+        };
+        /**
+         * @description The client's view may be stale: reload the lists, then go on with the events after this one (its
+         *     `id` is where to resume from).
+         */
+        LiveReset: {
+            /**
+             * @description `unknown_id`: Last-Event-ID is not an id of this server; `too_old`: older than the changes
+             *     kept (24 hours); `too_many_missed`: more than 10,000 events to replay; `slow_consumer`: the
+             *     client fell behind and the stream was closed.
+             * @enum {string}
+             */
+            reason: "unknown_id" | "too_old" | "too_many_missed" | "slow_consumer";
+            message: string;
+        };
+        /**
+         * @description One Server-Sent Event: `event` is the SSE event name, `id` its SSE id (pass it back as
+         *     Last-Event-ID), `data` the JSON on its `data:` line.
+         */
+        LiveEvent: components["schemas"]["MessageReceivedEvent"] | components["schemas"]["MessageUpdatedEvent"] | components["schemas"]["MessageDeletedEvent"] | components["schemas"]["MessagesClearedEvent"] | components["schemas"]["RequestReceivedEvent"] | components["schemas"]["RequestUpdatedEvent"] | components["schemas"]["RequestDeletedEvent"] | components["schemas"]["RequestsClearedEvent"] | components["schemas"]["SandboxCreatedEvent"] | components["schemas"]["SandboxUpdatedEvent"] | components["schemas"]["SandboxDeletedEvent"] | components["schemas"]["ResetEvent"];
+        /** @description A message was captured. */
+        MessageReceivedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "message.received";
+            data: components["schemas"]["LiveMessage"];
+        };
+        /** @description A message was marked read or unread. */
+        MessageUpdatedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "message.updated";
+            data: components["schemas"]["LiveReadFlag"];
+        };
+        /** @description A message was deleted. */
+        MessageDeletedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "message.deleted";
+            data: components["schemas"]["LiveDeleted"];
+        };
+        /** @description The sandbox's messages were cleared. */
+        MessagesClearedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "messages.cleared";
+            data: components["schemas"]["LiveCleared"];
+        };
+        /** @description A request was captured. */
+        RequestReceivedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "request.received";
+            data: components["schemas"]["LiveRequest"];
+        };
+        /** @description A request was marked read or unread. */
+        RequestUpdatedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "request.updated";
+            data: components["schemas"]["LiveReadFlag"];
+        };
+        /** @description A request was deleted. */
+        RequestDeletedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "request.deleted";
+            data: components["schemas"]["LiveDeleted"];
+        };
+        /** @description The sandbox's requests were cleared. */
+        RequestsClearedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "requests.cleared";
+            data: components["schemas"]["LiveCleared"];
+        };
+        /** @description A sandbox was created (workspace stream only). */
+        SandboxCreatedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "sandbox.created";
+            data: components["schemas"]["LiveSandbox"];
+        };
+        /** @description A sandbox was renamed, retagged, given new mock rules or a new SMTP secret. */
+        SandboxUpdatedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "sandbox.updated";
+            data: components["schemas"]["LiveSandbox"];
+        };
+        /** @description A sandbox was deleted or expired; a sandbox's own stream ends after it. */
+        SandboxDeletedEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "sandbox.deleted";
+            data: components["schemas"]["LiveDeleted"];
+        };
+        /** @description Reload the lists, then continue (see LiveReset). */
+        ResetEvent: {
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "reset";
+            data: components["schemas"]["LiveReset"];
+        };
     };
     responses: {
         /** @description Done; no body. */
@@ -998,6 +1256,31 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description The stream, open until the client leaves, the sandbox is deleted, the key is revoked or the
+         *     server shuts down. Each event is `id: <id>`, `event: <name>`, `data: <JSON>` and a blank line;
+         *     the data shapes are the `LiveEvent` schema's.
+         */
+        EventStream: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example retry: 3000
+                 *
+                 *     id: 1234.567
+                 *
+                 *     id: 1240.571
+                 *     event: message.received
+                 *     data: {"id":"5b0e7c43-0c5e-4f6f-9a4b-7a1c1b2d3e4f","sandboxId":"0b9c3c1e-6f1e-4d43-9a3c-1c1f0f7d2a11","from":"app@example.com","to":["user@example.com"],"subject":"Your code","preview":"Your code is 123456","isRead":false,"attachmentCount":0,"receivedAt":"2026-01-01T12:00:00.000Z","sizeBytes":812,"capturedFor":["user@example.com"]}
+                 *
+                 *     : keep-alive
+                 */
+                "text/event-stream": string;
+            };
+        };
         /** @description Unexpected server error. `detail` never contains internal text. */
         InternalError: {
             headers: {
@@ -1014,6 +1297,13 @@ export interface components {
         SandboxIdAsId: string;
         /** @description Id of the sandbox. */
         SandboxId: string;
+        /** @description The `id` of the last event received; the stream replays what followed it. */
+        LastEventIdHeader: string;
+        /**
+         * @description The same as the `Last-Event-ID` header, for clients that cannot set headers; the header wins
+         *     when both are sent.
+         */
+        LastEventIdQuery: string;
         /** @description Id of the captured message. */
         MessageId: string;
         /** @description Id of the captured HTTP request. */
@@ -1913,6 +2203,60 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamWorkspaceEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The same as the `Last-Event-ID` header, for clients that cannot set headers; the header wins
+                 *     when both are sent.
+                 */
+                lastEventId?: components["parameters"]["LastEventIdQuery"];
+            };
+            header?: {
+                /** @description The `id` of the last event received; the stream replays what followed it. */
+                "Last-Event-ID"?: components["parameters"]["LastEventIdHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventStream"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    streamSandboxEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The same as the `Last-Event-ID` header, for clients that cannot set headers; the header wins
+                 *     when both are sent.
+                 */
+                lastEventId?: components["parameters"]["LastEventIdQuery"];
+            };
+            header?: {
+                /** @description The `id` of the last event received; the stream replays what followed it. */
+                "Last-Event-ID"?: components["parameters"]["LastEventIdHeader"];
+            };
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventStream"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

@@ -171,6 +171,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     clearInterval(sweepTimer);
     // Open waits answer with their timeout reply so the API can close.
     core.waits.endAll();
+    // Event streams end cleanly (their clients reconnect to another process, or after the restart).
+    core.liveEvents.endAll();
     const forceApi = setTimeout(() => api.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
     clearTimeout(forceApi);

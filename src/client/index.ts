@@ -22,3 +22,11 @@ export function createSandtrapClient({ baseUrl, apiKey, fetch: fetchImpl }: Clie
   });
   return Object.assign(client, { serverUrl: root });
 }
+
+export {
+  EventStream,
+  EventStreamError,
+  streamEvents,
+  type EventStreamOptions,
+  type LiveEvent,
+} from './events.ts';

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { EventBus } from './events.ts';
 import { createCaptureService } from './http/capture.ts';
+import { createLiveEventService } from './liveEvents/service.ts';
 import { createMailIngest } from './mail/ingest.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createMessageService } from './messages.ts';
@@ -53,6 +54,11 @@ export function createCore({
     captureDomain: config.captureDomain,
     capturePublicUrl: config.capturePublicUrl,
   };
+  const liveEvents = createLiveEventService(db, clock, bus, { recheckMs: waitRecheckMs });
+  const sweep = createSweeper(db, clock, bus, {
+    retentionDays: config.retentionDays,
+    useAdvisoryLock: store.kind === 'postgres',
+  });
   return {
     config,
     clock,
@@ -62,7 +68,7 @@ export function createCore({
     apiKeys: createApiKeyService(db, clock),
     endpoints,
     sandboxes: createSandboxService(db, clock, endpoints, bus),
-    messages: createMessageService(db, clock),
+    messages: createMessageService(db, clock, bus),
     ingestMail: createMailIngest(db, clock, bus, { commitConcurrency, waitForParsesMs, preparedInserts }),
     smtpAccess: createSmtpAccess(db, clock, bus, config.captureDomain),
     limits,
@@ -71,11 +77,14 @@ export function createCore({
     /** VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. */
     maintainStore: (): Promise<MaintenanceResult> =>
       store.kind === 'pglite' ? maintainTables(db) : Promise.resolve({ analyzed: [], vacuumed: [] }),
-    sweep: createSweeper(db, clock, bus, {
-      retentionDays: config.retentionDays,
-      useAdvisoryLock: store.kind === 'postgres',
-    }),
-    requests: createRequestService(db, clock),
+    /** One sweep; the process that ran it (held the lock) also drops journaled changes past keeping. */
+    sweep: async () => {
+      const result = await sweep();
+      if (result.ran) await liveEvents.prune();
+      return result;
+    },
+    liveEvents,
+    requests: createRequestService(db, clock, bus),
   };
 }
 

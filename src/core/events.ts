@@ -1,10 +1,13 @@
-// Change events: "an item was committed in sandbox S" and "sandbox S is gone". In one process an in-memory
+// Change events: "an item was committed in sandbox S", "sandbox S is gone" and "a change of sandbox S was
+// journaled" (read flags, deletions, clears: the live streams read on). In one process an in-memory
 // bus; with PostgreSQL also LISTEN/NOTIFY on one dedicated connection per process, carrying only ids, so a
 // wait in one process wakes when another process commits.
 import { randomUUID } from 'node:crypto';
 
 export type ChangeEvent =
   | { kind: 'message' | 'request'; sandboxId: string; id: string }
+  /** `id`: the message, request or sandbox changed. */
+  | { kind: 'changed'; sandboxId: string; id: string }
   | { kind: 'sandbox_deleted'; sandboxId: string };
 
 export type Listener = (event: ChangeEvent) => void;
@@ -17,7 +20,7 @@ export interface EventTransport {
   close(): Promise<void>;
 }
 
-const KINDS = new Set(['message', 'request', 'sandbox_deleted']);
+const KINDS = new Set(['message', 'request', 'sandbox_deleted', 'changed']);
 
 export function encodeEvent(origin: string, e: ChangeEvent): string {
   return [origin, e.kind, e.sandboxId, 'id' in e ? e.id : ''].join(':');
@@ -29,7 +32,7 @@ export function decodeEvent(payload: string): { origin: string; event: ChangeEve
     return undefined;
   if (kind === 'sandbox_deleted') return { origin, event: { kind, sandboxId } };
   if (id === undefined || id === '') return undefined;
-  return { origin, event: { kind: kind as 'message' | 'request', sandboxId, id } };
+  return { origin, event: { kind: kind as 'message' | 'request' | 'changed', sandboxId, id } };
 }
 
 export class EventBus {

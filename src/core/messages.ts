@@ -2,7 +2,10 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import { notFound } from './errors.ts';
+import type { EventBus } from './events.ts';
+import { changeWithEvent } from './liveEvents/journal.ts';
 import { runParser } from './mail/parseMessage.ts';
+import { lockSandboxForClear } from './store/repos/liveEvents.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
 import {
   clearMessages,
@@ -48,7 +51,7 @@ export interface MessageListQuery extends Pick<MessageFilter, 'q' | 'capturedFor
   cursor?: string | undefined;
 }
 
-function toSummary(r: MessageSummaryRow): MessageSummary {
+export function toSummary(r: MessageSummaryRow): MessageSummary {
   return {
     id: r.id,
     from: r.from_header,
@@ -82,15 +85,20 @@ export function toMessageDetail(r: MessageDetailRow): MessageDetail {
  */
 export function markMessageRead(
   db: Kysely<Database>,
+  bus: EventBus,
   sandboxId: string,
   messageId: string,
   isRead: boolean,
   onlyIf?: boolean,
 ): Promise<boolean> {
-  return setMessageRead(db, sandboxId, messageId, isRead, onlyIf);
+  return changeWithEvent(db, bus, async (trx) => {
+    const changed = await setMessageRead(trx, sandboxId, messageId, isRead, onlyIf);
+    const data = { id: messageId, sandboxId, isRead };
+    return { value: changed, change: changed ? { type: 'message.updated', data } : undefined };
+  });
 }
 
-export function createMessageService(db: Kysely<Database>, clock: Clock) {
+export function createMessageService(db: Kysely<Database>, clock: Clock, bus: EventBus) {
   const sandboxOf = (workspaceId: string, sandboxId: string) =>
     ownedSandboxId(db, clock, workspaceId, parseId(sandboxId, 'sandboxId'));
 
@@ -121,20 +129,31 @@ export function createMessageService(db: Kysely<Database>, clock: Clock) {
 
     async setRead(workspaceId: string, sandboxId: string, messageId: string, isRead: boolean): Promise<void> {
       const id = parseId(messageId, 'messageId');
-      if (!(await markMessageRead(db, await sandboxOf(workspaceId, sandboxId), id, isRead))) {
+      if (!(await markMessageRead(db, bus, await sandboxOf(workspaceId, sandboxId), id, isRead))) {
         throw notFound('The message');
       }
     },
 
     async delete(workspaceId: string, sandboxId: string, messageId: string): Promise<void> {
       const id = parseId(messageId, 'messageId');
-      if (!(await deleteMessage(db, await sandboxOf(workspaceId, sandboxId), id))) {
-        throw notFound('The message');
-      }
+      const owned = await sandboxOf(workspaceId, sandboxId);
+      const deleted = await changeWithEvent(db, bus, async (trx) => {
+        const gone = await deleteMessage(trx, owned, id);
+        return {
+          value: gone,
+          change: gone ? { type: 'message.deleted', data: { id, sandboxId: owned } } : undefined,
+        };
+      });
+      if (!deleted) throw notFound('The message');
     },
 
     async clear(workspaceId: string, sandboxId: string): Promise<void> {
-      await clearMessages(db, await sandboxOf(workspaceId, sandboxId));
+      const owned = await sandboxOf(workspaceId, sandboxId);
+      await changeWithEvent(db, bus, async (trx) => {
+        await lockSandboxForClear(trx, owned);
+        await clearMessages(trx, owned);
+        return { value: undefined, change: { type: 'messages.cleared', data: { sandboxId: owned } } };
+      });
     },
 
     async raw(workspaceId: string, sandboxId: string, messageId: string): Promise<Uint8Array> {

@@ -12,6 +12,9 @@ import {
   type FilePart,
 } from './http/views.ts';
 import type { Clock } from './clock.ts';
+import type { EventBus } from './events.ts';
+import { changeWithEvent } from './liveEvents/journal.ts';
+import { lockSandboxForClear } from './store/repos/liveEvents.ts';
 import { notFound } from './errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
 import {
@@ -66,7 +69,7 @@ export interface RequestListQuery {
   cursor?: string | undefined;
 }
 
-function toSummary(r: RequestSummaryRow): RequestSummary {
+export function toSummary(r: RequestSummaryRow): RequestSummary {
   return {
     id: r.id,
     method: r.method,
@@ -124,15 +127,20 @@ export function rawRequest(r: RequestRow): Buffer {
  */
 export function markRequestRead(
   db: Kysely<Database>,
+  bus: EventBus,
   sandboxId: string,
   requestId: string,
   isRead: boolean,
   onlyIf?: boolean,
 ): Promise<boolean> {
-  return setRequestRead(db, sandboxId, requestId, isRead, onlyIf);
+  return changeWithEvent(db, bus, async (trx) => {
+    const changed = await setRequestRead(trx, sandboxId, requestId, isRead, onlyIf);
+    const data = { id: requestId, sandboxId, isRead };
+    return { value: changed, change: changed ? { type: 'request.updated', data } : undefined };
+  });
 }
 
-export function createRequestService(db: Kysely<Database>, clock: Clock) {
+export function createRequestService(db: Kysely<Database>, clock: Clock, bus: EventBus) {
   const sandboxOf = (workspaceId: string, sandboxId: string) =>
     ownedSandboxId(db, clock, workspaceId, sandboxId);
   async function row(workspaceId: string, sandboxId: string, requestId: string): Promise<RequestRow> {
@@ -179,19 +187,28 @@ export function createRequestService(db: Kysely<Database>, clock: Clock) {
     },
 
     async setRead(workspaceId: string, sandboxId: string, requestId: string, isRead: boolean): Promise<void> {
-      if (!(await markRequestRead(db, await sandboxOf(workspaceId, sandboxId), requestId, isRead))) {
+      if (!(await markRequestRead(db, bus, await sandboxOf(workspaceId, sandboxId), requestId, isRead))) {
         throw notFound('The request');
       }
     },
 
     async delete(workspaceId: string, sandboxId: string, requestId: string): Promise<void> {
-      if (!(await deleteRequest(db, await sandboxOf(workspaceId, sandboxId), requestId))) {
-        throw notFound('The request');
-      }
+      const owned = await sandboxOf(workspaceId, sandboxId);
+      const deleted = await changeWithEvent(db, bus, async (trx) => {
+        const gone = await deleteRequest(trx, owned, requestId);
+        const data = { id: requestId, sandboxId: owned };
+        return { value: gone, change: gone ? { type: 'request.deleted', data } : undefined };
+      });
+      if (!deleted) throw notFound('The request');
     },
 
     async clear(workspaceId: string, sandboxId: string): Promise<void> {
-      await clearRequests(db, await sandboxOf(workspaceId, sandboxId));
+      const owned = await sandboxOf(workspaceId, sandboxId);
+      await changeWithEvent(db, bus, async (trx) => {
+        await lockSandboxForClear(trx, owned);
+        await clearRequests(trx, owned);
+        return { value: undefined, change: { type: 'requests.cleared', data: { sandboxId: owned } } };
+      });
     },
   };
 }

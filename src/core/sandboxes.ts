@@ -5,6 +5,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { notFound } from './errors.ts';
 import type { EventBus } from './events.ts';
+import { changeWithEvent, sandboxChange } from './liveEvents/journal.ts';
 import { parseMockRules } from './mocks/rules.ts';
 import type { StoredMockRule } from './mocks/types.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
@@ -71,6 +72,17 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
     return toSandbox(row);
   }
 
+  /** Applies one update and journals it as sandbox.updated, in one transaction. */
+  async function updated(
+    workspaceId: string,
+    write: (trx: Kysely<Database>) => Promise<SandboxRow | undefined>,
+  ): Promise<Sandbox> {
+    return changeWithEvent(db, bus, async (trx) => {
+      const sandbox = found(await write(trx));
+      return { value: sandbox, change: sandboxChange('sandbox.updated', workspaceId, sandbox) };
+    });
+  }
+
   return {
     /** `body` is a CreateSandbox body as sent; an already parsed one parses to itself. */
     async create(workspaceId: string, body: unknown): Promise<Sandbox> {
@@ -78,18 +90,22 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
       const now = clock.now();
       const ephemeral = input.ephemeral === true;
       const ttl = input.ttlMinutes ?? DEFAULT_TTL_MINUTES;
-      const row = await insertSandbox(db, {
-        id: newId(),
-        workspace_id: workspaceId,
-        name: input.name,
-        tags: JSON.stringify(input.tags ?? {}),
-        smtp_password: newSmtpPassword(),
-        mocks: '[]',
-        is_ephemeral: ephemeral,
-        expires_at: ephemeral ? new Date(now.getTime() + ttl * 60_000) : null,
-        created_at: now,
+      return changeWithEvent(db, bus, async (trx) => {
+        const sandbox = toSandbox(
+          await insertSandbox(trx, {
+            id: newId(),
+            workspace_id: workspaceId,
+            name: input.name,
+            tags: JSON.stringify(input.tags ?? {}),
+            smtp_password: newSmtpPassword(),
+            mocks: '[]',
+            is_ephemeral: ephemeral,
+            expires_at: ephemeral ? new Date(now.getTime() + ttl * 60_000) : null,
+            created_at: now,
+          }),
+        );
+        return { value: sandbox, change: sandboxChange('sandbox.created', workspaceId, sandbox) };
       });
-      return toSandbox(row);
     },
 
     async get(workspaceId: string, id: string): Promise<Sandbox> {
@@ -114,14 +130,13 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
         ...(input.name === null ? {} : { name: input.name }),
         ...(input.tags == null ? {} : { tags: input.tags }),
       };
-      return found(await updateSandbox(db, workspaceId, sandboxId, clock.now(), changes));
+      return updated(workspaceId, (trx) => updateSandbox(trx, workspaceId, sandboxId, clock.now(), changes));
     },
 
     async resetSecret(workspaceId: string, id: string): Promise<Sandbox> {
-      return found(
-        await updateSandbox(db, workspaceId, parseId(id, 'id'), clock.now(), {
-          smtpPassword: newSmtpPassword(),
-        }),
+      const sandboxId = parseId(id, 'id');
+      return updated(workspaceId, (trx) =>
+        updateSandbox(trx, workspaceId, sandboxId, clock.now(), { smtpPassword: newSmtpPassword() }),
       );
     },
 
@@ -129,12 +144,19 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
     async setMocks(workspaceId: string, id: string, update: unknown): Promise<Sandbox> {
       const sandboxId = parseId(id, 'id');
       const mocks = parseMockRules(update);
-      return found(await updateSandbox(db, workspaceId, sandboxId, clock.now(), { mocks }));
+      return updated(workspaceId, (trx) =>
+        updateSandbox(trx, workspaceId, sandboxId, clock.now(), { mocks }),
+      );
     },
 
     async delete(workspaceId: string, id: string): Promise<void> {
       const sandboxId = parseId(id, 'id');
-      if (!(await deleteSandbox(db, workspaceId, sandboxId, clock.now()))) throw notFound('The sandbox');
+      const deleted = await changeWithEvent(db, bus, async (trx) => {
+        const gone = await deleteSandbox(trx, workspaceId, sandboxId, clock.now());
+        const data = { id: sandboxId, sandboxId };
+        return { value: gone, change: gone ? { type: 'sandbox.deleted', workspaceId, data } : undefined };
+      });
+      if (!deleted) throw notFound('The sandbox');
       bus.publish({ kind: 'sandbox_deleted', sandboxId });
     },
   };

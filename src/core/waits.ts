@@ -121,7 +121,8 @@ export function createWaitService(
     sandboxId: string,
     kind: 'message' | 'request',
     find: (id: string | undefined) => Promise<Look<T, F, N>>,
-    explain: (arrivals: Array<{ item: F; failed: N[] }>, returned: string | undefined) => Promise<M[]>,
+    unread: () => Promise<F[]>,
+    report: (arrivals: Array<{ item: F; failed: N[] }>, unread: F[], returned: string | undefined) => M[],
     opts: WaitOptions,
   ): Promise<WaitResult<T, M>> {
     const ownedId = await ownedSandboxId(db, clock, workspaceId, sandboxId);
@@ -181,13 +182,14 @@ export function createWaitService(
     const answer = async (item: T | undefined): Promise<WaitResult<T, M>> => {
       let misses: M[] = [];
       if (opts.explain === true) {
+        let already: F[] = [];
         try {
-          misses = await explain(passedOver, item?.id);
+          already = await unread();
         } catch (err) {
-          if (!isAppError(err) || err.code !== 'unavailable') throw err;
           // The database went away: the arrivals seen are still worth reporting.
-          misses = await explain(passedOver, item?.id).catch(() => []);
+          if (!isAppError(err) || err.code !== 'unavailable') throw err;
         }
+        misses = report(passedOver, already, item?.id);
       }
       return item === undefined
         ? { status: 'timeout', nonMatching, misses }
@@ -253,7 +255,7 @@ export function createWaitService(
     isRead: boolean | undefined,
   ): Promise<'won' | 'lost' | 'gone'> => {
     const onlyIfUnread = isRead === false ? false : undefined;
-    if (await mark(db, sandboxId, id, true, onlyIfUnread)) return 'won';
+    if (await mark(db, bus, sandboxId, id, true, onlyIfUnread)) return 'won';
     return onlyIfUnread === undefined ? 'gone' : 'lost';
   };
 
@@ -292,18 +294,16 @@ export function createWaitService(
             if (detail !== undefined) return { found: toMessageDetail(detail) };
           }
         },
-        async (arrivals, returned) => {
-          const rows = await listMessages(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined);
-          const unread = rows.map((r) => ({
+        async () =>
+          (await listMessages(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined)).map((r) => ({
             id: r.id,
             subject: r.subject,
             from: r.from_header,
             capturedFor: r.captured_for,
             isRead: r.is_read,
             receivedAt: r.received_at,
-          }));
-          return messageMisses(filter, arrivals, unread, returned);
-        },
+          })),
+        (arrivals, unread, returned) => messageMisses(filter, arrivals, unread, returned),
         opts,
       );
     },
@@ -340,17 +340,15 @@ export function createWaitService(
             return { found: await toRequestDetail(claim ? { ...row, is_read: true } : row) };
           }
         },
-        async (arrivals, returned) => {
-          const rows = await listRequests(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined);
-          const unread = rows.map((r) => ({
+        async () =>
+          (await listRequests(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined)).map((r) => ({
             id: r.id,
             method: r.method,
             path: r.path,
             isRead: r.is_read,
             receivedAt: r.received_at,
-          }));
-          return requestMisses(filter, arrivals, unread, returned);
-        },
+          })),
+        (arrivals, unread, returned) => requestMisses(filter, arrivals, unread, returned),
         opts,
       );
     },

@@ -11,6 +11,7 @@ import { problem } from '../core/problem.ts';
 import { installRateLimit } from './rateLimit.ts';
 import { requestIdFor } from './requestId.ts';
 import { accountRoutes } from './routes/account.ts';
+import { eventRoutes } from './routes/events.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { requestRoutes } from './routes/requests.ts';
@@ -109,6 +110,7 @@ export async function buildApi({
       messageRoutes(v1, core);
       requestRoutes(v1, core);
       waitRoutes(v1, core);
+      eventRoutes(v1, core);
     },
     { prefix: '/api/v1' },
   );

@@ -12,6 +12,7 @@ import * as m006 from './migrations/006_toast_lz4.ts';
 import * as m007 from './migrations/007_embedded_statistics.ts';
 import * as m008 from './migrations/008_message_parse_error.ts';
 import * as m009 from './migrations/009_request_is_read.ts';
+import * as m010 from './migrations/010_live_events.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '007_embedded_statistics': m007,
   '008_message_parse_error': m008,
   '009_request_is_read': m009,
+  '010_live_events': m010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
