@@ -255,7 +255,7 @@ export function createWaitService(
     isRead: boolean | undefined,
   ): Promise<'won' | 'lost' | 'gone'> => {
     const onlyIfUnread = isRead === false ? false : undefined;
-    if (await mark(db, sandboxId, id, true, onlyIfUnread)) return 'won';
+    if (await mark(db, bus, sandboxId, id, true, onlyIfUnread)) return 'won';
     return onlyIfUnread === undefined ? 'gone' : 'lost';
   };
 
