@@ -9,7 +9,7 @@ import { extractLinks, extractOtp, type OtpResult } from '../../src/core/extract
 import { printOtpReport, type OtpFixture } from '../helpers/otpReport.ts';
 
 /** The part of the OTP fixtures the extractor is tuned on; heldout-*.json is never read here. */
-const TUNE_FILES = ['corpus.json', 'tune-a.json', 'tune-b.json'];
+const TUNE_FILES = ['corpus.json', 'tune-a.json', 'tune-b.json', 'tune-c.json', 'tune-d.json'];
 
 interface CorpusItem extends OtpFixture {
   expectedLinks?: Array<{ urlContains: string; kind: string }>;
