@@ -200,6 +200,24 @@ describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
         [['Weekly newsletter', ['subject_contains']]],
       );
 
+      // An older item turned away by `after` is named as after, and the hint does not push it back on the agent.
+      const older = await ok(stdio, 'wait_for_email', {
+        sandbox_id: sb.sandbox_id,
+        subject_contains: 'newsletter',
+        after: fixed.email.id,
+        timeout_seconds: 0,
+      });
+      assert.deepEqual(
+        older.non_matching.map((m: any) => [m.subject, m.failed_filters]),
+        [['Weekly newsletter', ['after']]],
+      );
+      assert.equal(
+        older.hint,
+        `An email "Weekly newsletter" from News <news@beta.test> did not match after "${fixed.email.id}": call ` +
+          'wait_for_email again without after only if you want items from before it (this one is likely one ' +
+          'you already handled).',
+      );
+
       // Several failing filters, each named by its argument, with one fix each.
       const multi = await Promise.all(
         doors().map(([, client]) =>

@@ -176,7 +176,7 @@ function fix(
       return `with path_contains ${q(item.path)} or without it`;
     default:
       // since/after: the item is older than the point the agent asked for, most likely one already handled.
-      return `with an earlier ${arg} only if you want an item from before ${q(args[arg])}`;
+      return `without ${arg} only if you want items from before it (this one is likely one you already handled)`;
   }
 }
 
