@@ -109,6 +109,8 @@ async function openStream(
     'cache-control': 'no-cache, no-transform',
     // Proxies such as nginx would otherwise hold events back.
     'x-accel-buffering': 'no',
+    // A stream's connection is not reused: when the stream ends, so does the connection.
+    connection: 'close',
   });
   res.write(`retry: ${RETRY_MS}\n\n`);
   res.on('close', () => stream.close());
