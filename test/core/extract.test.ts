@@ -334,6 +334,71 @@ describe('extractOtp on the shapes of outside mail', () => {
   });
 });
 
+describe('extractOtp on numbers that only look like codes', () => {
+  it('lets a code word reach past numbers that cannot be the code', () => {
+    // A price, a card's last digits and a digit inside a name stand between the code word and the code.
+    const text =
+      'Your one-time passcode for the payment of EUR 1,204.50 to NORTHWIND HOTELS with the card ending 7719 ' +
+      'is 562390 (Ref: KQ2W).';
+    assert.equal(extractOtp({ text }).code, '562390');
+    const html =
+      '<p>Your login code for the acme-prod3 project:</p><p><b>QM4-7XT</b></p><p>It expires soon.</p>';
+    assert.equal(extractOtp({ html }).code, 'QM47XT');
+    // A number that could be the code still stands in the way.
+    const past = (t: string): number =>
+      extractOtp({ text: t }).candidates.find((c) => c.code === '562390')?.confidence ?? 0;
+    assert.ok(
+      past('Your passcode for EUR 1,204.50 is 562390') > past('Your passcode for device 44718 is 562390'),
+    );
+  });
+
+  it("drops a card's last digits in other languages", () => {
+    for (const text of [
+      'Zahlung mit der Karte mit den Endziffern 5530 bestätigt.',
+      'Pagamento con la carta che termina con 5530.',
+      'Płatność kartą o końcówce 5530.',
+      'Оплата картой, оканчивающейся на 5530.',
+      'Plata cu cardul care se termină în 5530.',
+      'ชำระด้วยบัตรลงท้าย 5530 เรียบร้อยแล้ว',
+      'Pembayaran dengan kartu berakhiran 5530.',
+    ]) {
+      assert.ok(!candidateCodes(text).includes('5530'), text);
+    }
+    const th = 'รหัส OTP สำหรับการชำระเงินที่ร้าน NORTHWIND ด้วยบัตรลงท้าย 5530 คือ 381904 (Ref: HQZT)';
+    assert.equal(extractOtp({ subject: 'รหัส OTP', text: th }).code, '381904');
+  });
+
+  it('never reads the groups of an IBAN as a code', () => {
+    assert.deepEqual(candidateCodes('IBAN: GB29 NWBK 6016 1331 9268 19'), []);
+    const text = 'Ihre TAN für die Überweisung von 80,00 EUR an NL91 ABNA 0417 1643 00 lautet: 305718';
+    assert.equal(extractOtp({ text }).code, '305718');
+  });
+
+  it('reads a word that only starts like "pin" as that word', () => {
+    const text =
+      'Thanks for your order!\nShip to:\nDana Ruiz\n3310 Pinecrest Drive, Unit 2\nPortland, OR 97205';
+    assert.equal(extractOtp({ subject: 'Your order is on its way', text }).status, 'not_found');
+  });
+
+  it('reads product codes, bank identifier codes and company registration numbers as what they are', () => {
+    const footer =
+      'Banco Norte, S.A. – Avenida del Puerto 12, 46021 Valencia – Registro Mercantil de Valencia, Tomo 4821, ' +
+      'Folio 112, Hoja V-305917 – Código SWIFT: BNORESVVXXX';
+    assert.equal(
+      extractOtp({ html: mail(row('Hemos actualizado tu dirección postal.') + row(footer)) }).status,
+      'not_found',
+    );
+    for (const text of [
+      'Aspirator robot, cod produs 55120-RO, 1 buc.',
+      'Codice prodotto: 7Q4X92',
+      'Lampe de bureau, code article 4X7Q92',
+      'Northwind GmbH · Amtsgericht München HRB 204817 · USt-IdNr. DE 129273398',
+    ]) {
+      assert.equal(extractOtp({ text }).status, 'not_found', text);
+    }
+  });
+});
+
 describe('extractOtp in 28 languages', () => {
   const positives: Array<[string, string]> = [
     ['en', 'Your one-time passcode is 551209. Do not share it.'],

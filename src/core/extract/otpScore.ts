@@ -2,7 +2,7 @@
 // line, emphasis, and the negative rules. Scores are 0..~1.3 before the caller clamps them.
 import { findHits, lowerSameLength, wordTable, type Hit } from './keywordHits.ts';
 import type { TextLine } from './lines.ts';
-import { nearFooter, numericRules, YEAR_FACTOR } from './otpRules.ts';
+import { nearFooter, numericRules, YEAR_FACTOR, type RuleResult } from './otpRules.ts';
 import { asciiFold, lineTokens, type Token } from './otpTokens.ts';
 import { CODE_WORDS, FOOTER_WORDS, NOT_OTP_CODES, OTHER_NUMBER_WORDS } from './vocabulary.ts';
 
@@ -27,8 +27,10 @@ export interface AnalysedLine {
   emph: Array<[number, number]>;
   /** Code words and other-number words, sorted by end. */
   hits: LabelHit[];
-  /** digitsBefore[i] = digits in text[0, i). */
-  digitsBefore: Uint32Array;
+  /** The line's candidate tokens, with the numeric rules' verdict (null for letter+digit tokens). */
+  tokens: Array<{ token: Token; rules: RuleResult | null }>;
+  /** candidatesBefore[i] = candidate tokens starting in text[0, i). */
+  candidatesBefore: Uint32Array;
   /** Footer and postal-address words. */
   footer: Hit[];
   notOtpCode: boolean;
@@ -49,7 +51,7 @@ function notInside(hits: Hit[], outer: Hit[]): Hit[] {
   return kept;
 }
 
-export function analyseLine(line: TextLine): AnalysedLine {
+export function analyseLine(line: TextLine, minDigits = 4, maxDigits = 8): AnalysedLine {
   const text = asciiFold(line.text);
   const lower = lowerSameLength(text);
   const all = findHits(lower, LABELS);
@@ -66,23 +68,33 @@ export function analyseLine(line: TextLine): AnalysedLine {
     ...codeHits.map((h) => ({ ...h, negative: false })),
     ...[...notOtp, ...other].map((h) => ({ ...h, negative: true })),
   ].sort((a, b) => a.end - b.end || a.weight - b.weight);
-  const digitsBefore = new Uint32Array(text.length + 1);
+  const tokens = lineTokens(text, minDigits, maxDigits).map((token) => ({
+    token,
+    rules: token.kind === 'numeric' ? numericRules(text, token) : null,
+  }));
+  // Only a number that could itself be the code stands between a code word and a later number: a price, a
+  // card's last digits or the "2" of "eu2" cannot be what "Your passcode for … is" names.
+  const candidatesBefore = new Uint32Array(text.length + 1);
+  for (const { token, rules } of tokens) {
+    if (rules === null || !rules.drop) candidatesBefore[token.start + 1] = 1;
+  }
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    digitsBefore[i + 1] = (digitsBefore[i] as number) + (c >= 48 && c <= 57 ? 1 : 0);
+    candidatesBefore[i + 1] = (candidatesBefore[i + 1] as number) + (candidatesBefore[i] as number);
   }
   return {
     text,
     emph: line.emph,
     hits,
-    digitsBefore,
+    tokens,
+    candidatesBefore,
     footer: all.filter((h) => h.kind === FOOTER),
     notOtpCode: notOtp.length > 0,
   };
 }
 
-function digitsBetween(line: AnalysedLine, from: number, to: number): boolean {
-  return to > from && (line.digitsBefore[to] as number) - (line.digitsBefore[from] as number) > 0;
+/** Whether a candidate number starts in [from, to). */
+function candidateBetween(line: AnalysedLine, from: number, to: number): boolean {
+  return to > from && (line.candidatesBefore[to] as number) - (line.candidatesBefore[from] as number) > 0;
 }
 
 const proxBefore = (d: number): number => (d <= 12 ? 1 : d <= 40 ? 0.85 : d <= 80 ? 0.6 : 0.4);
@@ -119,6 +131,14 @@ function endsWith(line: AnalysedLine, hit: Hit): boolean {
   return rest.includes(':') || rest.includes('：') || line.text.length <= 40;
 }
 
+/**
+ * Whether a word after a token is a label of its own value ("… 204817 (Ref: WQPN)", "… 198765 · BIC code: X"):
+ * it then names what follows it, and says nothing about the number before it.
+ */
+function labelsWhatFollows(line: AnalysedLine, hit: Hit): boolean {
+  return /^[^\p{L}\p{N}]{0,2}[:：#№]\s*[\p{L}\p{N}]/u.test(line.text.slice(hit.end, hit.end + 12));
+}
+
 /** What a line above says about a token: its strongest code word, or a label it ends with. */
 function lineAbove(prev: AnalysedLine, decay: number): Influence {
   const lastHit = prev.hits[prev.hits.length - 1] as LabelHit;
@@ -128,7 +148,7 @@ function lineAbove(prev: AnalysedLine, decay: number): Influence {
   for (const hit of prev.hits)
     if (!hit.negative && (best === undefined || hit.weight > best.weight)) best = hit;
   if (best === undefined) return { positive: 0, negative: 0 };
-  const blocked = digitsBetween(prev, best.end, prev.text.length);
+  const blocked = candidateBetween(prev, best.end, prev.text.length);
   return { positive: best.weight * decay * (blocked ? 0.6 : 1), negative: 0 };
 }
 
@@ -145,7 +165,7 @@ function influence(lines: AnalysedLine[], index: number, token: Token, short: bo
   const last = lastHitIndexBefore(line.hits, token.start);
   for (let k = last; k >= 0 && k > last - 8; k--) {
     const hit = line.hits[k] as LabelHit;
-    const blocked = digitsBetween(line, hit.end, token.start);
+    const blocked = candidateBetween(line, hit.end, token.start);
     const d = token.start - hit.end;
     if (hit.negative) {
       if (nearest && !blocked && negBefore(d) > 0) negative = hit.weight * negBefore(d);
@@ -166,10 +186,11 @@ function influence(lines: AnalysedLine[], index: number, token: Token, short: bo
   for (let k = last + 1; k < line.hits.length && k <= last + 8 && after === undefined; k++) {
     if ((line.hits[k] as LabelHit).start >= token.end) after = line.hits[k];
   }
+  if (after !== undefined && labelsWhatFollows(line, after)) after = undefined;
   if (after !== undefined) {
     const d = after.start - token.end;
     if (!after.negative) {
-      const blocked = digitsBetween(line, token.end, after.start);
+      const blocked = candidateBetween(line, token.end, after.start);
       positive = Math.max(positive, after.weight * proxAfter(d) * (blocked ? 0.5 : 1));
     } else if (negative === 0 && d <= 20) {
       negative = 0.5 * after.weight;
@@ -212,7 +233,12 @@ const WORD_AND_NUMBER = /^(?:[A-Z]{3,}[0-9]{1,4}|[0-9]{1,4}[A-Z]{3,})$/;
 
 const LENGTH_BONUS: Record<number, number> = { 5: 0.03, 6: 0.08, 7: 0.03 };
 
-export function scoreToken(lines: AnalysedLine[], index: number, token: Token): ScoredToken | null {
+export function scoreToken(
+  lines: AnalysedLine[],
+  index: number,
+  token: Token,
+  rules: RuleResult | null,
+): ScoredToken | null {
   const line = lines[index] as AnalysedLine;
   const alone = standsAlone(line, token);
   const short = alone || line.text.length <= 40;
@@ -226,8 +252,7 @@ export function scoreToken(lines: AnalysedLine[], index: number, token: Token): 
     if (WORD_AND_NUMBER.test(token.code) && positive < 0.9) return null;
     score = 0.3;
   } else {
-    const rules = numericRules(line.text, token);
-    if (rules.drop) return null;
+    if (rules === null || rules.drop) return null;
     // "Your PIN is 1987": a year-like number straight after a decisive code word is the code.
     factor = rules.year && positive >= 0.8 ? rules.factor / YEAR_FACTOR : rules.factor;
     score = 0.3 + (LENGTH_BONUS[token.code.length] ?? 0);
@@ -250,11 +275,11 @@ export function scoreLines(
   minDigits: number,
   maxDigits: number,
 ): Array<ScoredToken & { line: number; lines: AnalysedLine[] }> {
-  const analysed = lines.map(analyseLine);
+  const analysed = lines.map((line) => analyseLine(line, minDigits, maxDigits));
   const out: Array<ScoredToken & { line: number; lines: AnalysedLine[] }> = [];
   analysed.forEach((line, index) => {
-    for (const token of lineTokens(line.text, minDigits, maxDigits)) {
-      const scored = scoreToken(analysed, index, token);
+    for (const { token, rules } of line.tokens) {
+      const scored = scoreToken(analysed, index, token, rules);
       if (scored !== null && scored.score > 0) out.push({ ...scored, line: index, lines: analysed });
     }
   });

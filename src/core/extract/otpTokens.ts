@@ -137,6 +137,20 @@ export function phoneSpans(line: string): Array<[number, number]> {
   return spans;
 }
 
+/**
+ * [start, end) spans of IBANs ("DE89 3704 0044 0532 0130 00"): a country, two check digits, then groups of four.
+ * Their groups look like codes one by one. Each match is at most 40 characters, so the scan stays linear.
+ */
+export function ibanSpans(line: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const m of line.matchAll(
+    /(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ \u00a0]?[A-Z0-9]{4}){2,7}(?:[ \u00a0]?[A-Z0-9]{1,3})?(?![A-Za-z0-9])/g,
+  )) {
+    spans.push([m.index, m.index + m[0].length]);
+  }
+  return spans;
+}
+
 function isYear(group: string): boolean {
   return (
     group.length === 4 && (group.startsWith('19') || (group.startsWith('20') && (group[2] ?? '') <= '3'))
@@ -323,11 +337,11 @@ function alnumTokens(line: string, runs: Run[]): Token[] {
   return tokens;
 }
 
-/** Candidate tokens of one line, with address and phone spans already removed. */
+/** Candidate tokens of one line, with address, phone and IBAN spans already removed. */
 export function lineTokens(line: string, minDigits: number, maxDigits: number): Token[] {
   const runs = runsOf(line);
   if (runs.length === 0) return [];
-  const blocked = [...addressSpans(line), ...phoneSpans(line)];
+  const blocked = [...addressSpans(line), ...phoneSpans(line), ...ibanSpans(line)];
   const tokens = [...numericTokens(line, runs, minDigits, maxDigits), ...alnumTokens(line, runs)];
   const sorted = tokens.filter((t) => line[t.start - 1] !== '#').sort((a, b) => a.start - b.start);
   return outsideSpans(sorted, blocked);

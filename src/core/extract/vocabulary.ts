@@ -33,7 +33,17 @@ export const LAST_DIGITS_WORDS: readonly string[] = [
   'ending in', 'ending with', 'ends in', 'ends with', 'last 4', 'last four', 'last digits',
   'terminant par', 'se terminant', 'finissant par', 'endet auf', 'endend auf', 'endend mit',
   'endet mit', 'termina en', 'terminada en', 'terminado en', 'terminado em', 'terminada em',
-  'que termina', 'final', '末尾', '下4桁', '下四桁', '尾号',
+  'que termina', 'final', '末尾', '下4桁', '下四桁', '尾号', 'ending', 'ends', 'endziffern',
+  'mit den endziffern', 'termina con', 'che termina con', 'terminante con', 'eindigend op', 'eindigt op',
+  'eindigend met', 'kończącej się na', 'kończącą się na', 'zakończonej', 'o końcówce', 'končící na',
+  'končící', 'slutar på', 'slutsiffror', 'ender på', 'slutter på', 'slutter med', 'päättyy', 'son 4 hanesi',
+  'son dört hanesi', 'оканчивающейся на', 'заканчивающейся на', 'оканчивается на', 'заканчивается на',
+  'последние 4 цифры', 'що закінчується на', 'закінчується на', 'λήγει σε', 'που λήγει σε',
+  'με κατάληξη', 'utolsó 4 számjegye', 'se termină în', 'se termina in', 'terminat în', 'terminat in',
+  '尾號', '末四位', '后四位', '後四位', '끝자리', '뒷자리', 'المنتهية بـ', 'المنتهية ب', 'تنتهي بـ',
+  'تنتهي ب', 'آخر 4 أرقام', 'המסתיים ב', 'שמסתיים ב', 'המסתיים בספרות', 'अंतिम 4 अंक', 'ลงท้าย',
+  'ลงท้ายด้วย', 'เลขท้าย', '4 หลักสุดท้าย', 'kết thúc bằng', 'có đuôi', 'đuôi', 'berakhiran',
+  'berakhir dengan', 'akhiran',
 ]; // prettier-ignore
 
 /** Words near a year that make it a date. */
@@ -86,6 +96,8 @@ export const CURRENCY_CODES: readonly string[] = [
   'usd', 'eur', 'gbp', 'jpy', 'chf', 'cad', 'aud', 'nzd', 'brl', 'mxn', 'inr', 'cny', 'rmb', 'sek',
   'nok', 'dkk', 'pln', 'czk', 'huf', 'zar', 'sgd', 'hkd', 'krw', 'try', 'rub', 'ars', 'clp', 'cop',
   'euro', 'euros', 'dollar', 'dollars', 'yen', 'pounds', 'reais', 'pesos', 'francs', 'kr',
+  'lei', 'ron', 'zł', 'kč', 'ft', 'forint', 'tl', 'lira', 'руб', 'рублей', 'грн', 'uah', 'thb', 'baht', 'บาท',
+  'idr', 'rp', 'vnd', 'đồng', 'rs', 'rupees', 'won', '원', 'ils', 'aed', 'sar', 'egp',
 ]; // prettier-ignore
 
 /** Markers of footers and postal addresses, whose numbers are never codes. */

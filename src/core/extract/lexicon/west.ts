@@ -20,7 +20,7 @@ export const WEST: Record<string, Lexicon> = {
       'type in', 'expires', 'expire', 'valid for', 'do not share', "don't share", 'never share', 'approve',
       'authorize', 'authorise', 'identity', 'new device', 'token',
     ],
-    notOtp: [
+    notOtp: [ 'item code', 'article code', 'sku code', 'style code', 'model code', 'iban code',
       'promo code', 'promotional code', 'promo', 'discount code', 'coupon code', 'coupon', 'voucher code',
       'voucher', 'gift code', 'gift card', 'referral code', 'invite code', 'zip code', 'zipcode', 'postal code',
       'post code', 'postcode', 'area code', 'country code', 'tracking code', 'booking code', 'reservation code',
@@ -28,7 +28,7 @@ export const WEST: Record<string, Lexicon> = {
       'dress code', 'code review', 'code change', 'code owner', 'discount', 'sort code', 'bank code',
       'swift code', 'bic code', 'routing number', 'unicode', 'decode', 'encode', 'transcode', 'opcode', 'geocode', 'booking reference', 'record locator', 'offer code',
     ],
-    other: [
+    other: [ 'company no', 'company number', 'registration number', 'registered number', 'reg. no', 'vat no', 'vat number', 'registered in',
       'order', 'order number', 'order no', 'order id', 'invoice', 'invoice number', 'receipt', 'reference',
       'reference number', 'ref', 'ticket', 'case number', 'case id', 'case #', 'account', 'acct',
       'account number', 'customer', 'customer number', 'customer id', 'member', 'membership', 'member id',
@@ -51,17 +51,17 @@ export const WEST: Record<string, Lexicon> = {
       'freigabecode', 'authentifizierungscode', 'aktivierungscode', 'login-code', 'logincode',
       'bestätigungs-code', 'mtan', 'smstan', 'sms-tan', 'pushtan', 'einmal-pin', 'transaktionsnummer',
     ],
-    code: ['*code', 'tan', 'bestätigung', 'authentifizierung', 'verifizierung', 'zwei-faktor', 'zweistufig', 'pin*'],
+    code: ['*code', 'tan', 'bestätigung', 'authentifizierung', 'verifizierung', 'zwei-faktor', 'zweistufig', 'pin', 'pin-nummer', 'pinnummer'],
     hint: [
       'bestätigen', 'bestätige', 'anmelden', 'anmeldung', 'passwort', 'kennwort', 'eingeben', 'gib',
       'geben sie', 'gültig', 'läuft ab', 'nicht weiter', 'teile', 'teilen sie', 'einloggen', 'freigeben',
       'neues gerät',
     ],
-    notOtp: [
+    notOtp: [ 'produktcode', 'artikelcode', 'bic-code', 'swift-code',
       'gutscheincode', 'gutschein', 'rabattcode', 'aktionscode', 'postleitzahl', 'plz', 'rabatt',
       'promocode', 'promo-code', 'bankleitzahl', 'blz', 'fehlercode', 'qr-code', 'barcode', 'strichcode',
     ],
-    other: [
+    other: [ 'hrb', 'hra', 'handelsregister', 'registergericht', 'amtsgericht', 'ust-id', 'ust.-idnr', 'steuer-nr', 'registernummer',
       'bestellung', 'bestellnummer', 'auftragsnummer', 'auftrag', 'rechnung', 'rechnungsnummer',
       'kundennummer', 'kunden-nr', 'kundenkonto', 'konto', 'kontonummer', 'buchung', 'buchungsnummer',
       'vorgangsnummer', 'sendungsnummer', 'sendung', 'paket', 'telefon', 'tel.', 'betrag', 'summe',
@@ -83,12 +83,12 @@ export const WEST: Record<string, Lexicon> = {
       'mot de passe', 'saisissez', 'saisir', 'entrez', 'expire', 'valable', 'ne le partagez', 'ne partagez',
       'nouvel appareil', 'valider', 'validez',
     ],
-    notOtp: [
+    notOtp: [ 'code produit', 'code article', 'code bic', 'code swift', 'code iban',
       'code promo', 'code postal', 'code promotionnel', 'code de réduction', 'code de reduction', 'bon de réduction',
       'code cadeau', 'carte cadeau', 'code de parrainage', 'code erreur', "code d'erreur", 'code barre',
       'code-barres', 'réduction', 'remise', 'code banque', 'code guichet',
     ],
-    other: [
+    other: [ 'siret', 'siren', 'rcs', 'tva', 'capital social', 'n° tva',
       'commande', 'numéro de commande', 'n° de commande', 'facture', 'numéro de facture', 'référence',
       'réservation', 'dossier', 'téléphone', 'tél', 'numéro de suivi', 'suivi', 'colis', 'numéro client',
       'client', 'compte', 'numéro de compte', 'montant', 'total', 'prix', 'adhérent', 'contrat',
@@ -110,12 +110,12 @@ export const WEST: Record<string, Lexicon> = {
       'introduce', 'introduzca', 'ingresa', 'ingrese', 'caduca', 'vence', 'expira', 'válido', 'no compartas',
       'no comparta', 'nuevo dispositivo', 'acceder',
     ],
-    notOtp: [
+    notOtp: [ 'código bic', 'codigo bic', 'código swift', 'codigo swift', 'código de producto', 'codigo de producto', 'código de artículo', 'código iban', 'código cliente',
       'código postal', 'codigo postal', 'código de descuento', 'código promocional', 'cupón', 'cupon',
       'código de cupón', 'descuento', 'código de regalo', 'tarjeta regalo', 'código de error',
       'código de barras', 'código de referido',
     ],
-    other: [
+    other: [ 'registro mercantil', 'tomo', 'folio', 'hoja', 'inscripción', 'cif', 'nif',
       'pedido', 'número de pedido', 'factura', 'número de factura', 'reserva', 'referencia', 'teléfono',
       'telefono', 'tel.', 'número de seguimiento', 'seguimiento', 'envío', 'paquete', 'número de cliente',
       'cliente', 'cuenta', 'número de cuenta', 'importe', 'total', 'precio', 'monto', 'transacción',
@@ -136,11 +136,11 @@ export const WEST: Record<string, Lexicon> = {
       'senha', 'palavra-passe', 'digite', 'insira', 'introduza', 'expira', 'válido', 'não compartilhe',
       'não partilhe', 'novo dispositivo', 'token',
     ],
-    notOtp: [
+    notOtp: [ 'código bic', 'código swift', 'código do produto', 'código de produto', 'código do artigo', 'código iban',
       'código postal', 'cep', 'código de desconto', 'código promocional', 'cupom', 'cupão', 'desconto',
       'vale-presente', 'cartão-presente', 'código de barras', 'código de erro', 'código de indicação',
     ],
-    other: [
+    other: [ 'nipc', 'cnpj', 'conservatória', 'matrícula',
       'pedido', 'número do pedido', 'encomenda', 'fatura', 'factura', 'nota fiscal', 'reserva',
       'referência', 'telefone', 'tel.', 'código de rastreio', 'rastreio', 'rastreamento', 'envio', 'pacote',
       'cliente', 'número de cliente', 'conta', 'número da conta', 'valor', 'total', 'preço', 'cpf', 'cnpj',
@@ -159,11 +159,11 @@ export const WEST: Record<string, Lexicon> = {
       'verificare', 'confermare', 'conferma', 'accedere', 'accesso', 'accedi', 'password', 'inserisci',
       'inserire', 'digita', 'scade', 'valido', 'non condividere', 'non condividerlo', 'nuovo dispositivo',
     ],
-    notOtp: [
+    notOtp: [ 'codice bic', 'codice swift', 'codice prodotto', 'codice articolo', 'codice iban',
       'codice sconto', 'codice promozionale', 'codice postale', 'buono', 'coupon', 'sconto',
       'codice regalo', 'carta regalo', 'codice fiscale', 'codice errore', 'codice a barre', 'codice cliente',
     ],
-    other: [
+    other: [ 'p.iva', 'partita iva', 'c.f.', 'registro imprese', 'cciaa',
       'ordine', 'numero ordine', "numero d'ordine", 'fattura', 'prenotazione', 'riferimento', 'telefono',
       'tel.', 'numero di tracciamento', 'tracking', 'spedizione', 'pacco', 'cliente', 'conto',
       'numero di conto', 'importo', 'totale', 'prezzo', 'quantità', 'partita iva', 'pratica', 'transazione',
@@ -180,11 +180,11 @@ export const WEST: Record<string, Lexicon> = {
       'verifiëren', 'verifieer', 'bevestigen', 'bevestig', 'inloggen', 'log in', 'aanmelden', 'wachtwoord',
       'voer', 'vul', 'verloopt', 'geldig', 'deel deze code', 'deel de code', 'niet delen', 'nieuw apparaat',
     ],
-    notOtp: [
+    notOtp: [ 'productcode', 'artikelcode', 'bic-code', 'swiftcode',
       'kortingscode', 'actiecode', 'postcode', 'cadeaucode', 'cadeaukaart', 'tegoedbon', 'korting',
       'promotiecode', 'foutcode', 'qr-code', 'barcode', 'streepjescode',
     ],
-    other: [
+    other: [ 'kvk', 'kvk-nummer', 'btw', 'btw-nummer', 'handelsregister',
       'bestelling', 'bestelnummer', 'factuur', 'factuurnummer', 'reservering', 'referentie', 'kenmerk',
       'telefoon', 'tel.', 'track-and-trace', 'zending', 'pakket', 'klantnummer', 'klant', 'rekening',
       'rekeningnummer', 'bedrag', 'totaal', 'prijs', 'aantal', 'btw', 'kvk', 'lidnummer', 'ordernummer',
