@@ -126,14 +126,7 @@ export const linkSchema = z.object({
   kind: z.enum(['verify', 'reset', 'magic_login', 'unsubscribe', 'other']),
 });
 
-export const emailSchema = z.object({
-  id: z.string(),
-  subject: nullableString,
-  from: z.string(),
-  to: z.array(z.string()),
-  captured_for: z.array(z.string()),
-  received_at: z.string(),
-  is_read: z.boolean(),
+export const emailSchema = emailSummarySchema.omit({ preview: true, attachment_count: true }).extend({
   text: nullableString.describe('The text part, or text made from the HTML when the mail has none.'),
   has_html: z.boolean(),
   parse_error: nullableString,
