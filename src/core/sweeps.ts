@@ -26,7 +26,11 @@ export function createSweeper(
     const cutoff = new Date(now.getTime() - options.retentionDays * 86_400_000);
     const swept = await sweepExpired(db, now, cutoff, options.useAdvisoryLock);
     if (swept === undefined) return { ran: false, expiredSandboxes: 0, purgedMessages: 0, purgedRequests: 0 };
-    for (const sandboxId of swept.expiredSandboxIds) bus.publish({ kind: 'sandbox_deleted', sandboxId });
+    for (const sandboxId of swept.expiredSandboxIds) {
+      bus.publish({ kind: 'sandbox_deleted', sandboxId });
+      // Live streams read the journaled sandbox.deleted on every process.
+      bus.publish({ kind: 'changed', sandboxId, id: sandboxId });
+    }
     return {
       ran: true,
       expiredSandboxes: swept.expiredSandboxIds.length,

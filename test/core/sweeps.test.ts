@@ -174,7 +174,7 @@ describeEachStore('sweeps', (getStore, backend) => {
         try {
           clock.advance(61_000);
           assert.equal((await core.sweep()).expiredSandboxes, 1);
-          assert.deepEqual(seen, ['sandbox_deleted']);
+          assert.deepEqual(seen, ['sandbox_deleted', 'changed']);
         } finally {
           unsubscribe();
         }

@@ -225,6 +225,31 @@ describeEachStore('REST live events', (getStore) => {
     }
   });
 
+  it('tells the workspace and the sandbox stream when a sandbox expires, also on resume', T, async () => {
+    const sandbox = await ws.createSandbox({ name: 'short-lived', ephemeral: true, ttlMinutes: 1 });
+    const all = await open();
+    const one = await open({ sandboxId: sandbox.id });
+    await capture(sandbox.id, '/before-expiry');
+    const [arrival] = await all.take(1);
+    assert.equal(arrival?.event, 'request.received');
+    server.clock.advance(2 * 60_000);
+    try {
+      assert.ok((await server.core.sweep()).expiredSandboxes >= 1);
+    } finally {
+      server.clock.advance(-2 * 60_000);
+    }
+    const deleted = await all.next();
+    assert.equal(deleted.event, 'sandbox.deleted');
+    assert.deepEqual(deleted.data, { id: sandbox.id, sandboxId: sandbox.id });
+    assert.equal((await one.take(2)).at(-1)?.event, 'sandbox.deleted');
+    await one.ended;
+    // A resume from the arrival replays the expiry: it is journaled, not only announced.
+    const again = await open({ lastEventId: arrival?.id });
+    const replayed = await again.next();
+    assert.equal(replayed.event, 'sandbox.deleted');
+    assert.equal(replayed.id, deleted.id);
+  });
+
   it('answers an id older than the kept changes with reset (too_old)', T, async () => {
     const sandbox = await ws.createSandbox({ name: 'old' });
     const r = await open({ sandboxId: sandbox.id });

@@ -2,6 +2,7 @@
 // captures past retention. On PostgreSQL a transaction-scoped advisory lock lets one process sweep at a time.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { insertChangeEvent } from './liveEvents.ts';
 
 /** Arbitrary constant naming sandtrap's sweep lock among other users of advisory locks. */
 const SWEEP_LOCK_KEY = 0x5a7d_7a9;
@@ -30,8 +31,17 @@ export async function sweepExpired(
       .deleteFrom('sandboxes')
       .where('expires_at', 'is not', null)
       .where('expires_at', '<=', now)
-      .returning('id')
+      .returning(['id', 'workspace_id'])
       .execute();
+    // An expiry is a deletion for the live streams too, journaled in the same transaction as a DELETE call's.
+    for (const { id, workspace_id } of expired) {
+      await insertChangeEvent(trx, {
+        sandboxId: id,
+        workspaceId: workspace_id,
+        kind: 'sandbox.deleted',
+        data: { id, sandboxId: id },
+      });
+    }
     const messages = await trx
       .deleteFrom('messages')
       .where('received_at', '<', retentionCutoff)
