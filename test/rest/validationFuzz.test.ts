@@ -273,6 +273,11 @@ function lastPathParam(op: Operation): string | undefined {
 // ---- answers ----
 
 async function checkAnswer(res: Response, what: string): Promise<{ status: number; text: string }> {
+  // An accepted live event stream never ends: its answer is the status and the headers.
+  if (res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, text: '' };
+  }
   const text = await res.text();
   const status = res.status;
   assert.ok(status < 500, `${what}: ${status} ${text.slice(0, 500)}`);
