@@ -187,6 +187,7 @@ export const requestSummarySchema = z.object({
   source_ip: nullableString,
   received_at: z.string(),
   size_bytes: z.number(),
+  is_read: z.boolean(),
 });
 
 export function requestSummaryView(r: RequestSummary): z.infer<typeof requestSummarySchema> {
@@ -200,6 +201,7 @@ export function requestSummaryView(r: RequestSummary): z.infer<typeof requestSum
     source_ip: r.sourceIp,
     received_at: iso(r.receivedAt),
     size_bytes: r.sizeBytes,
+    is_read: r.isRead,
   };
 }
 

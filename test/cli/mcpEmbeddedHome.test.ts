@@ -4,14 +4,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { cleanupProcesses, freePorts, NODE_BIN, REPO_ROOT, tempDir } from '../helpers/process.ts';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { cleanupProcesses, freePorts, tempDir } from '../helpers/process.ts';
 import { ok } from '../mcp/client.ts';
+import { startStdio } from '../mcp/stdioClient.ts';
 
-const MAIN = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const T = { timeout: 60_000 };
 
 /** Starts the embedded MCP server from `cwd` with `env` (and free ports), runs `work`, and closes it. */
@@ -21,30 +19,19 @@ async function withEmbedded(
   work: (client: Client, stderr: () => string) => Promise<void>,
 ): Promise<void> {
   const [api, smtp, capture] = (await freePorts(3)) as [number, number, number];
-  const transport = new StdioClientTransport({
-    command: NODE_BIN,
-    args: [MAIN, 'mcp', '--embedded'],
-    env: {
+  const { client, stderr } = await startStdio(
+    ['--embedded'],
+    {
       ...env,
       API_PORT: String(api),
       SMTP_PORT: String(smtp),
       SMTP_INBOUND_PORT: '0',
       CAPTURE_PORT: String(capture),
     },
-    stderr: 'pipe',
-    cwd,
-  });
-  let stderr = '';
-  (transport.stderr as Readable | null)?.setEncoding('utf8');
-  (transport.stderr as Readable | null)?.on('data', (chunk: string) => (stderr += chunk));
-  const client = new Client({ name: 'embedded-home-test', version: '1.0.0' });
+    { cwd, timeoutMs: 30_000 },
+  );
   try {
-    await client.connect(transport, { timeout: 30_000 });
-  } catch (err) {
-    throw new Error(`sandtrap mcp --embedded did not start: ${String(err)}\nstderr:\n${stderr}`);
-  }
-  try {
-    await work(client, () => stderr);
+    await work(client, stderr);
   } finally {
     await client.close();
   }

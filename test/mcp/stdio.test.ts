@@ -6,11 +6,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   cleanupProcesses,
   freePorts,
@@ -21,43 +18,10 @@ import {
   type ServerProcess,
 } from '../helpers/process.ts';
 import { capture, fails, ok, sendMail, TOOL_NAMES, UUID_RE, waitUntil } from './client.ts';
+import { startStdio, type StdioSession } from './stdioClient.ts';
 
 const MAIN = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const T = { timeout: 30_000 };
-
-interface StdioSession {
-  client: Client;
-  transport: StdioClientTransport;
-  /** Everything the process wrote to stderr so far. */
-  stderr(): string;
-  /** Errors the client reported (a non-JSON stdout line would land here). */
-  errors: Error[];
-}
-
-/** Spawns `sandtrap mcp ...args` with exactly `env` (plus the SDK's default PATH/HOME) and connects. */
-async function startStdio(args: string[], env: Record<string, string>): Promise<StdioSession> {
-  const transport = new StdioClientTransport({
-    command: NODE_BIN,
-    args: [MAIN, 'mcp', ...args],
-    env,
-    stderr: 'pipe',
-    cwd: REPO_ROOT,
-  });
-  let stderrText = '';
-  const stderr = transport.stderr as Readable | null;
-  stderr?.setEncoding('utf8');
-  stderr?.on('data', (chunk: string) => (stderrText += chunk));
-  const errors: Error[] = [];
-  const client = new Client({ name: 'sandtrap-stdio-test', version: '1.0.0' });
-  client.onerror = (err) => errors.push(err);
-  try {
-    await client.connect(transport, { timeout: 20_000 });
-  } catch (err) {
-    await client.close().catch(() => undefined);
-    throw new Error(`sandtrap mcp ${args.join(' ')} did not start: ${String(err)}\nstderr:\n${stderrText}`);
-  }
-  return { client, transport, stderr: () => stderrText, errors };
-}
 
 describe('sandtrap mcp --embedded over stdio', () => {
   let session: StdioSession | undefined;

@@ -5,43 +5,17 @@
 // failing arguments and a corrected call (identical over HTTP and stdio), progress flows on both doors, and
 // an unreachable server reads UNAVAILABLE with the URL and the socket error.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { cleanupProcesses, freePort, NODE_BIN, REPO_ROOT } from '../helpers/process.ts';
+import { cleanupProcesses, freePort } from '../helpers/process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { callTool, capture, connectHttp, fails, ok, sendMail, waitUntil } from './client.ts';
+import { startStdio } from './stdioClient.ts';
 
-const MAIN = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const T = { timeout: 40_000 };
-
-/** `sandtrap mcp` over stdio with exactly `env`; stderr is kept for failure messages. */
-async function startStdio(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({
-    command: NODE_BIN,
-    args: [MAIN, 'mcp'],
-    env,
-    stderr: 'pipe',
-    cwd: REPO_ROOT,
-  });
-  let stderrText = '';
-  const stderr = transport.stderr as Readable | null;
-  stderr?.setEncoding('utf8');
-  stderr?.on('data', (chunk: string) => (stderrText += chunk));
-  const client = new Client({ name: 'sandtrap-waits-test', version: '1.0.0' });
-  try {
-    await client.connect(transport, { timeout: 20_000 });
-  } catch (err) {
-    await client.close().catch(() => undefined);
-    throw new Error(`sandtrap mcp did not start: ${String(err)}\nstderr:\n${stderrText}`);
-  }
-  return { client, stderr: () => stderrText };
-}
 
 describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
   let server: TestServer;
@@ -56,7 +30,7 @@ describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
     server = await startTestServer(getStore());
     const ws = await server.workspace();
     http = await connectHttp(server.apiUrl, ws.key);
-    stdio = (await startStdio({ SANDTRAP_URL: server.apiUrl, SANDTRAP_API_KEY: ws.key })).client;
+    stdio = (await startStdio([], { SANDTRAP_URL: server.apiUrl, SANDTRAP_API_KEY: ws.key })).client;
   });
   after(async () => {
     await http?.close().catch(() => undefined);
@@ -274,6 +248,38 @@ describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
     );
   });
 
+  it('list_requests shows is_read and, with unread_only, only what no wait returned yet', T, async () => {
+    const sb = await newSandbox(http);
+    const older = await capture(sb.capture_url, '/hooks/a', { method: 'POST', body: 'a' });
+    server.clock.advance(5);
+    const newer = await capture(sb.capture_url, '/hooks/b', { method: 'POST', body: 'b' });
+    server.clock.advance(5);
+    for (const [, client] of doors()) {
+      const listed = await ok(client, 'list_requests', { sandbox_id: sb.sandbox_id });
+      assert.deepEqual(
+        listed.requests.map((r: any) => [r.id, r.is_read]),
+        [
+          [newer.requestId, false],
+          [older.requestId, false],
+        ],
+      );
+    }
+    const claimed = await ok(http, 'wait_for_request', { sandbox_id: sb.sandbox_id, timeout_seconds: 0 });
+    assert.equal(claimed.request.id, newer.requestId);
+    for (const [, client] of doors()) {
+      const all = await ok(client, 'list_requests', { sandbox_id: sb.sandbox_id });
+      assert.deepEqual(
+        all.requests.map((r: any) => r.is_read),
+        [true, false],
+      );
+      const unread = await ok(client, 'list_requests', { sandbox_id: sb.sandbox_id, unread_only: true });
+      assert.deepEqual(
+        unread.requests.map((r: any) => r.id),
+        [older.requestId],
+      );
+    }
+  });
+
   it(
     'two claiming waits on one arrival over both doors: one gets it, the other is told why not',
     T,
@@ -341,7 +347,7 @@ describe('sandtrap mcp with no server behind SANDTRAP_URL', () => {
   it('answers UNAVAILABLE naming the URL, the socket error and the two ways out', T, async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const { client } = await startStdio({ SANDTRAP_URL: url, SANDTRAP_API_KEY: 'stk_unused' });
+    const { client } = await startStdio([], { SANDTRAP_URL: url, SANDTRAP_API_KEY: 'stk_unused' });
     try {
       const expected =
         `UNAVAILABLE: sandtrap at ${url} did not answer (ECONNREFUSED). ` +

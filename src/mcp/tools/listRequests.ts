@@ -15,6 +15,7 @@ export const listRequests = defineTool({
   inputSchema: z.object({
     sandbox_id: sandboxId,
     query: fields.query.describe('Free text: method, path, query string, status, rule name.'),
+    unread_only: z.boolean().optional().describe('Only requests no wait has returned yet.'),
     limit,
     cursor: fields.cursor.describe('next_cursor from the previous page.'),
   }),
@@ -22,7 +23,10 @@ export const listRequests = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(PAGE_ARGS) },
   async handler(args, { backend }) {
-    const page = await backend.listRequests(args.sandbox_id, toCore(args, PAGE_ARGS));
+    const page = await backend.listRequests(args.sandbox_id, {
+      ...toCore(args, PAGE_ARGS),
+      isRead: args.unread_only === true ? false : undefined,
+    });
     return {
       requests: page.items.map(requestSummaryView),
       next_cursor: page.nextCursor,
