@@ -1,6 +1,7 @@
 // SQL for captured messages. Lists never read the raw source or bodies.
 import { sql, type Kysely } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
+import { setReadFlag } from './readFlag.ts';
 import type { Database, MessageRow, NewMessageRow } from '../schema.ts';
 import {
   capturedForContains,
@@ -184,26 +185,14 @@ export async function findMessageRaw(
   return row?.raw;
 }
 
-/**
- * Sets the read flag; with `onlyIf`, only while the flag still has that value, so of two claims of one
- * message exactly one changes it. True when a row changed (or, without `onlyIf`, exists).
- */
-export async function setMessageRead(
+/** The read flag of one message; see setReadFlag. */
+export const setMessageRead = (
   db: Kysely<Database>,
   sandboxId: string,
   id: string,
   isRead: boolean,
   onlyIf?: boolean,
-): Promise<boolean> {
-  let q = db
-    .updateTable('messages')
-    .set({ is_read: isRead })
-    .where('sandbox_id', '=', sandboxId)
-    .where('id', '=', id);
-  if (onlyIf !== undefined) q = q.where('is_read', '=', onlyIf);
-  const res = await q.executeTakeFirst();
-  return res.numUpdatedRows > 0n;
-}
+): Promise<boolean> => setReadFlag(db, 'messages', sandboxId, id, isRead, onlyIf);
 
 export async function deleteMessage(db: Kysely<Database>, sandboxId: string, id: string): Promise<boolean> {
   const res = await db

@@ -1,6 +1,7 @@
 // SQL for captured HTTP requests. Lists never read bodies.
 import { sql, type Kysely } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
+import { setReadFlag } from './readFlag.ts';
 import type { Database, NewRequestRow, RequestRow } from '../schema.ts';
 import { REQUEST_SEARCH_TEXT } from '../searchIndexes.ts';
 import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
@@ -115,26 +116,14 @@ export async function findRequest(
     .executeTakeFirst();
 }
 
-/**
- * Sets the read flag; with `onlyIf`, only while the flag still has that value, so of two claims of one
- * request exactly one changes it. True when a row changed (or, without `onlyIf`, exists).
- */
-export async function setRequestRead(
+/** The read flag of one request; see setReadFlag. */
+export const setRequestRead = (
   db: Kysely<Database>,
   sandboxId: string,
   id: string,
   isRead: boolean,
   onlyIf?: boolean,
-): Promise<boolean> {
-  let q = db
-    .updateTable('requests')
-    .set({ is_read: isRead })
-    .where('sandbox_id', '=', sandboxId)
-    .where('id', '=', id);
-  if (onlyIf !== undefined) q = q.where('is_read', '=', onlyIf);
-  const res = await q.executeTakeFirst();
-  return res.numUpdatedRows > 0n;
-}
+): Promise<boolean> => setReadFlag(db, 'requests', sandboxId, id, isRead, onlyIf);
 
 export async function deleteRequest(db: Kysely<Database>, sandboxId: string, id: string): Promise<boolean> {
   const res = await db
