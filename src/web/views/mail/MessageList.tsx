@@ -1,0 +1,122 @@
+// The mail list of a sandbox: search and filters, newest first, unread marked, infinite scroll, Clear mail.
+import { useRef, useState } from 'preact/hooks';
+import { Link } from '../../ui/Link.tsx';
+import { Time } from '../../ui/Time.tsx';
+import { paths } from '../../router.ts';
+import { LoadMore } from './LoadMore.tsx';
+import type { KeysetList } from './keysetList.ts';
+import type { MailFilters, MessageSummary } from './types.ts';
+
+export function MessageList({
+  sandboxId,
+  openId,
+  list,
+  filters,
+  onFilters,
+  onClear,
+  clearing,
+}: {
+  sandboxId: string;
+  openId: string | undefined;
+  list: KeysetList<MessageSummary>;
+  filters: MailFilters;
+  onFilters: (f: MailFilters) => void;
+  onClear: () => void;
+  clearing: boolean;
+}) {
+  const [q, setQ] = useState(filters.q);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // Typing waits for a pause before asking the server, so each keystroke is not a query.
+  const onSearch = (value: string) => {
+    setQ(value);
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => onFilters({ ...filters, q: value }), 250);
+  };
+  const unread = list.items.filter((m) => !m.isRead).length;
+
+  return (
+    <div class="items-col">
+      <form class="items-toolbar" role="search" onSubmit={(e) => e.preventDefault()}>
+        <input
+          type="search"
+          aria-label="Search mail"
+          placeholder="Search mail  /"
+          value={q}
+          onInput={(e) => onSearch(e.currentTarget.value)}
+        />
+        <input
+          type="search"
+          aria-label="Captured for address"
+          placeholder="To address (exact)"
+          value={filters.to}
+          onChange={(e) => onFilters({ ...filters, to: e.currentTarget.value })}
+        />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={filters.unreadOnly}
+            onChange={(e) => onFilters({ ...filters, unreadOnly: e.currentTarget.checked })}
+          />
+          Unread only
+        </label>
+      </form>
+      <div class="items-bar">
+        <span class="items-count" aria-live="polite">
+          {list.items.length === 0
+            ? ''
+            : `${list.items.length}${list.hasMore ? '+' : ''} shown${unread > 0 ? `, ${unread} unread` : ''}`}
+        </span>
+        <button type="button" onClick={onClear} disabled={clearing || list.items.length === 0}>
+          Clear mail
+        </button>
+      </div>
+      {list.error !== null && (
+        <p class="error" role="alert">
+          {list.error}{' '}
+          <button type="button" onClick={list.reload}>
+            Retry
+          </button>
+        </p>
+      )}
+      <ul class="items" aria-label="Messages">
+        {list.items.map((m) => (
+          <MessageRow key={m.id} sandboxId={sandboxId} message={m} open={m.id === openId} />
+        ))}
+      </ul>
+      {list.hasMore && <LoadMore onVisible={list.loadMore} loading={list.loading} label="Load older mail" />}
+    </div>
+  );
+}
+
+function MessageRow({
+  sandboxId,
+  message: m,
+  open,
+}: {
+  sandboxId: string;
+  message: MessageSummary;
+  open: boolean;
+}) {
+  const subject = m.subject === null || m.subject === '' ? '(no subject)' : m.subject;
+  const classes = ['item', m.isRead ? '' : 'unread', open ? 'open' : ''].filter(Boolean).join(' ');
+  return (
+    <li class={classes}>
+      <Link
+        class="item-link"
+        href={paths.message(sandboxId, m.id)}
+        aria-label={m.isRead ? subject : `Unread: ${subject}`}
+        aria-current={open ? 'page' : undefined}
+      >
+        <span class="item-line">
+          <span class="item-from">{m.from}</span>
+          <Time iso={m.receivedAt} />
+        </span>
+        <span class="item-subject">{subject}</span>
+        <span class="item-preview">
+          {m.attachmentCount ? <span class="item-attach">📎 {m.attachmentCount} </span> : null}
+          {m.preview}
+        </span>
+      </Link>
+    </li>
+  );
+}

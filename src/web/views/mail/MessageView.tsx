@@ -1,0 +1,180 @@
+// One message: its code, the actions on it, and the tabs showing it every way (HTML, text, source, headers...).
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText } from '../../api.ts';
+import { CopyButton } from '../../ui/CopyButton.tsx';
+import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
+import { LocalTabs } from '../../ui/Tabs.tsx';
+import { fullTime, bytes } from '../../ui/time.ts';
+import { HtmlFrame } from './HtmlFrame.tsx';
+import { HeadersTable } from './HeadersTable.tsx';
+import { RawSource } from './RawSource.tsx';
+import { LinksList } from './LinksList.tsx';
+import { Attachments } from './Attachments.tsx';
+import { messagePath, type MessageDetail } from './types.ts';
+
+const TABS = [
+  { id: 'html', label: 'HTML' },
+  { id: 'text', label: 'Text' },
+  { id: 'source', label: 'HTML source' },
+  { id: 'headers', label: 'Headers' },
+  { id: 'raw', label: 'Raw' },
+  { id: 'links', label: 'Links' },
+  { id: 'attachments', label: 'Attachments' },
+];
+
+export function MessageView({
+  sandboxId,
+  messageId,
+  isRead,
+  onRead,
+  onDeleted,
+}: {
+  sandboxId: string;
+  messageId: string;
+  /** The read flag as the list knows it (live), overriding the one loaded with the detail. */
+  isRead: boolean | undefined;
+  onRead: (id: string, isRead: boolean) => void;
+  onDeleted: (id: string) => void;
+}) {
+  const [detail, setDetail] = useState<MessageDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tab, setTab] = useState('html');
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    let current = true;
+    setDetail(null);
+    setError(null);
+    api<MessageDetail>('GET', messagePath(sandboxId, messageId))
+      .then((d) => {
+        if (!current) return;
+        setDetail(d);
+        setTab(d.htmlBody !== null ? 'html' : 'text');
+        // Opening a message is reading it.
+        if (!d.isRead) {
+          api('PATCH', messagePath(sandboxId, messageId), { isRead: true })
+            .then(() => current && onRead(messageId, true))
+            .catch(() => undefined);
+        }
+      })
+      .catch((err: unknown) => current && setError(errorText(err)));
+    return () => {
+      current = false;
+    };
+  }, [sandboxId, messageId]);
+
+  if (error !== null) return <ErrorMessage>{error}</ErrorMessage>;
+  if (detail === null) return <Loading label="Loading message…" />;
+
+  const read = isRead ?? detail.isRead;
+  const subject = detail.subject === null || detail.subject === '' ? '(no subject)' : detail.subject;
+  const code = detail.otp?.code ?? null;
+
+  const setRead = async (value: boolean) => {
+    setBusy(true);
+    try {
+      await api('PATCH', messagePath(sandboxId, messageId), { isRead: value });
+      onRead(messageId, value);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const remove = async () => {
+    setBusy(true);
+    try {
+      await api('DELETE', messagePath(sandboxId, messageId));
+      onDeleted(messageId);
+    } catch (err) {
+      setError(errorText(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <article class="detail" aria-labelledby="message-subject">
+      <header class="detail-head">
+        <h2 id="message-subject">{subject}</h2>
+        <div class="detail-actions">
+          <button type="button" disabled={busy} onClick={() => setRead(!read)}>
+            {read ? 'Mark unread' : 'Mark read'}
+          </button>
+          <button type="button" class="danger" disabled={busy} onClick={remove}>
+            Delete
+          </button>
+        </div>
+      </header>
+      <dl class="meta">
+        <dt>From</dt>
+        <dd>{detail.from}</dd>
+        <dt>To</dt>
+        <dd>{detail.to.join(', ') || '—'}</dd>
+        {detail.capturedFor.join() !== detail.to.join() && (
+          <>
+            <dt>Captured for</dt>
+            <dd>{detail.capturedFor.join(', ')}</dd>
+          </>
+        )}
+        <dt>Received</dt>
+        <dd>
+          <time dateTime={detail.receivedAt}>{fullTime(detail.receivedAt)}</time> · {bytes(detail.sizeBytes)}
+        </dd>
+      </dl>
+      {detail.parseError !== null && (
+        <p class="note">
+          This message could not be read whole: {detail.parseError}. The Raw tab has every byte.
+        </p>
+      )}
+      {code !== null && (
+        // Only the output is named "Code", so a search by that label finds exactly the code.
+        <div class="code-box">
+          <span id="code-label" class="code-label">
+            Code
+          </span>
+          <output class="otp-code" aria-labelledby="code-label">
+            {code}
+          </output>
+          <CopyButton value={code} label="code" />
+        </div>
+      )}
+      <LocalTabs items={TABS} selected={tab} onSelect={setTab} label="Message views" idPrefix="msg">
+        <TabContent tab={tab} detail={detail} sandboxId={sandboxId} />
+      </LocalTabs>
+    </article>
+  );
+}
+
+function TabContent({ tab, detail, sandboxId }: { tab: string; detail: MessageDetail; sandboxId: string }) {
+  const base = messagePath(sandboxId, detail.id);
+  switch (tab) {
+    case 'html':
+      return detail.htmlBody === null ? (
+        <p class="note">This message has no HTML part; see Text.</p>
+      ) : (
+        <HtmlFrame src={`/api/v1${base}/html`} />
+      );
+    case 'text':
+      return detail.textBody === null ? (
+        <p class="note">This message has no text part; see HTML.</p>
+      ) : (
+        <pre class="body-text">{detail.textBody}</pre>
+      );
+    case 'source':
+      return detail.htmlBody === null ? (
+        <p class="note">This message has no HTML part.</p>
+      ) : (
+        <pre class="source">{detail.htmlBody}</pre>
+      );
+    case 'headers':
+      return <HeadersTable headers={detail.headers} />;
+    case 'raw':
+      return <RawSource url={`/api/v1${base}/raw`} size={detail.sizeBytes} />;
+    case 'links':
+      return <LinksList links={detail.links} />;
+    case 'attachments':
+      return <Attachments base={`/api/v1${base}`} attachments={detail.attachments} />;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,113 @@
+// The captured requests of a sandbox: search, newest first, what each was answered, infinite scroll.
+import { useRef, useState } from 'preact/hooks';
+import { Link } from '../../ui/Link.tsx';
+import { Time } from '../../ui/Time.tsx';
+import { paths } from '../../router.ts';
+import { LoadMore } from '../mail/LoadMore.tsx';
+import type { KeysetList } from '../mail/keysetList.ts';
+import type { RequestSummary } from './types.ts';
+
+export function RequestList({
+  sandboxId,
+  openId,
+  list,
+  q,
+  onQuery,
+  onExportAll,
+  exporting,
+}: {
+  sandboxId: string;
+  openId: string | undefined;
+  list: KeysetList<RequestSummary>;
+  q: string;
+  onQuery: (q: string) => void;
+  onExportAll: () => void;
+  exporting: string | null;
+}) {
+  const [text, setText] = useState(q);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const onSearch = (value: string) => {
+    setText(value);
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => onQuery(value), 250);
+  };
+  return (
+    <div class="items-col">
+      <form class="items-toolbar" role="search" onSubmit={(e) => e.preventDefault()}>
+        <input
+          type="search"
+          aria-label="Search requests"
+          placeholder="Search requests  /"
+          value={text}
+          onInput={(e) => onSearch(e.currentTarget.value)}
+        />
+      </form>
+      <div class="items-bar">
+        <span class="items-count" role="status">
+          {exporting ??
+            (list.items.length === 0 ? '' : `${list.items.length}${list.hasMore ? '+' : ''} shown`)}
+        </span>
+        <button type="button" onClick={onExportAll} disabled={exporting !== null || list.items.length === 0}>
+          Export all as HAR
+        </button>
+      </div>
+      {list.error !== null && (
+        <p class="error" role="alert">
+          {list.error}{' '}
+          <button type="button" onClick={list.reload}>
+            Retry
+          </button>
+        </p>
+      )}
+      <ul class="items" aria-label="Requests">
+        {list.items.map((r) => (
+          <RequestRow key={r.id} sandboxId={sandboxId} request={r} open={r.id === openId} />
+        ))}
+      </ul>
+      {list.hasMore && (
+        <LoadMore onVisible={list.loadMore} loading={list.loading} label="Load older requests" />
+      )}
+    </div>
+  );
+}
+
+function statusClass(code: number): string {
+  return code >= 500 ? 's5' : code >= 400 ? 's4' : code >= 300 ? 's3' : 's2';
+}
+
+function RequestRow({
+  sandboxId,
+  request: r,
+  open,
+}: {
+  sandboxId: string;
+  request: RequestSummary;
+  open: boolean;
+}) {
+  const name = `${r.method} ${r.path}`;
+  return (
+    <li class={`item${open ? ' open' : ''}`}>
+      <Link
+        class="item-link"
+        href={paths.request(sandboxId, r.id)}
+        aria-label={name}
+        aria-current={open ? 'page' : undefined}
+      >
+        <span class="item-line">
+          <span class="req-line">
+            <span class={`method m-${r.method.toLowerCase()}`}>{r.method}</span>
+            <span class="req-path">
+              {r.path}
+              {r.query ? <span class="req-query">?{r.query}</span> : null}
+            </span>
+          </span>
+          <Time iso={r.receivedAt} />
+        </span>
+        <span class="item-preview">
+          <span class={`status ${statusClass(r.mockStatusCode)}`}>{r.mockStatusCode}</span>{' '}
+          {r.mockName ?? 'default reply'} · {r.sourceIp ?? 'unknown source'}
+        </span>
+      </Link>
+    </li>
+  );
+}

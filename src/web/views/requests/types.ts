@@ -1,0 +1,23 @@
+// The request shapes the views read, from the OpenAPI schema, and the API paths of a sandbox's HTTP stream.
+import type { components } from '../../../../openapi/schema.d.ts';
+
+type Schemas = components['schemas'];
+export type RequestSummary = Schemas['RequestSummary'];
+export type RequestDetail = Schemas['RequestDetail'];
+export type RequestPage = Schemas['RequestPage'];
+
+export function requestsPath(sandboxId: string): string {
+  return `/sandboxes/${encodeURIComponent(sandboxId)}/requests`;
+}
+
+export function requestPath(sandboxId: string, requestId: string): string {
+  return `${requestsPath(sandboxId)}/${encodeURIComponent(requestId)}`;
+}
+
+/** Whether a live arrival belongs in a list searched for `q`, as the API's own search would say. */
+export function matchesQuery(r: RequestSummary, q: string): boolean {
+  const needle = q.trim().toLowerCase();
+  if (needle === '') return true;
+  const fields = [r.method, r.path, r.query ?? '', String(r.mockStatusCode), r.mockName ?? ''];
+  return fields.some((f) => f.toLowerCase().includes(needle));
+}
