@@ -40,7 +40,7 @@ const adapterRules = ['rest', 'mcp', 'smtp', 'capture', 'client'].map((self) => 
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'openapi/schema.d.ts', 'bench/results/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'openapi/schema.d.ts', 'bench/results/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -76,4 +76,23 @@ export default tseslint.config(
   // Tests read JSON bodies of many shapes; typing each one adds nothing the assertions do not check.
   { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   ...adapterRules,
+  // The dashboard runs in the browser: it talks to the server only over HTTP, and takes the API's types
+  // (type-only) from openapi/schema.d.ts, never code from the server.
+  {
+    files: ['src/web/**/*.ts', 'src/web/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'the dashboard runs in the browser' },
+            {
+              group: ['**/core/*', '**/core', ...adapters.flatMap((a) => [`**/${a}/*`, `**/${a}`])],
+              message: 'the dashboard reaches the server over HTTP only',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

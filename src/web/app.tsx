@@ -1,0 +1,124 @@
+// The dashboard shell: session check, sign-in, header, and the view for the current route.
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, errorText, onUnauthorized } from './api.ts';
+import { closeAllStreams } from './live.ts';
+import { navigate, parseRoute, paths, usePath } from './router.ts';
+import { fetchSession, signOut, type SessionInfo } from './session.ts';
+import { ErrorMessage, Loading } from './ui/Empty.tsx';
+import { Link } from './ui/Link.tsx';
+import { useKeyboard } from './ui/keyboard.ts';
+import { useTitleCount } from './ui/titleCount.ts';
+import { SandboxPage } from './views/sandbox.tsx';
+import { SandboxesPage } from './views/sandboxes.tsx';
+import { SignIn } from './views/signIn.tsx';
+
+type State =
+  | { kind: 'checking' }
+  | { kind: 'signedOut' }
+  | { kind: 'signedIn'; session: SessionInfo }
+  | { kind: 'down'; message: string };
+
+export function App() {
+  const [state, setState] = useState<State>({ kind: 'checking' });
+
+  const check = useCallback(() => {
+    fetchSession()
+      .then((session) => setState({ kind: 'signedIn', session }))
+      .catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 401) setState({ kind: 'signedOut' });
+        else setState({ kind: 'down', message: errorText(err) });
+      });
+  }, []);
+
+  useEffect(check, [check]);
+  useEffect(
+    () =>
+      onUnauthorized(() => {
+        closeAllStreams();
+        setState({ kind: 'signedOut' });
+      }),
+    [],
+  );
+
+  if (state.kind === 'checking') return <Loading label="Checking your session…" />;
+  if (state.kind === 'down') {
+    return (
+      <main class="page narrow">
+        <h1>sandtrap</h1>
+        <ErrorMessage>{state.message}</ErrorMessage>
+        <button type="button" onClick={check}>
+          Try again
+        </button>
+      </main>
+    );
+  }
+  if (state.kind === 'signedOut') {
+    return <SignIn onSignedIn={(session) => setState({ kind: 'signedIn', session })} />;
+  }
+  return (
+    <Shell
+      session={state.session}
+      onSignedOut={() => {
+        closeAllStreams();
+        setState({ kind: 'signedOut' });
+      }}
+    />
+  );
+}
+
+function Shell({ session, onSignedOut }: { session: SessionInfo; onSignedOut: () => void }) {
+  const path = usePath();
+  const route = parseRoute(path);
+  const [signOutError, setSignOutError] = useState<string | null>(null);
+  useKeyboard(route);
+  useTitleCount(route.name === 'sandbox' ? route.sandboxId : null);
+
+  const doSignOut = async () => {
+    try {
+      await signOut();
+      onSignedOut();
+    } catch (err) {
+      setSignOutError(errorText(err));
+    }
+  };
+
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <Link href={paths.sandboxes()} class="brand" aria-label="sandtrap home">
+          sandtrap
+        </Link>
+        <nav aria-label="Main">
+          <Link href={paths.sandboxes()} aria-current={route.name === 'sandboxes' ? 'page' : undefined}>
+            Sandboxes
+          </Link>
+        </nav>
+        <span class="key-label" title={`Signed in with key ${session.keyLabel}`}>
+          {session.keyLabel}
+        </span>
+        <button type="button" onClick={doSignOut}>
+          Sign out
+        </button>
+      </header>
+      {signOutError && <ErrorMessage>{signOutError}</ErrorMessage>}
+      <main id="main" class="page" tabIndex={-1}>
+        {route.name === 'sandboxes' && <SandboxesPage />}
+        {route.name === 'sandbox' && <SandboxPage route={route} />}
+        {route.name === 'notFound' && (
+          <>
+            <h1>Page not found</h1>
+            <p>
+              Nothing lives at <code>{route.path}</code>.{' '}
+              <button type="button" class="link" onClick={() => navigate(paths.sandboxes())}>
+                Go to the sandboxes
+              </button>
+            </p>
+          </>
+        )}
+      </main>
+    </>
+  );
+}

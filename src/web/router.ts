@@ -1,0 +1,99 @@
+// Client-side routes on the history API, so every view has a URL that survives a reload.
+import { useEffect, useState } from 'preact/hooks';
+
+export type SandboxTab = 'mail' | 'requests' | 'rules' | 'setup';
+
+export type Route =
+  | { name: 'sandboxes' }
+  | { name: 'sandbox'; sandboxId: string; tab: SandboxTab; messageId?: string; requestId?: string }
+  | { name: 'notFound'; path: string };
+
+/** Matches a path against the dashboard's routes. */
+export function parseRoute(path: string): Route {
+  const parts = path.split('/').filter(Boolean).map(decodeSegment);
+  if (parts.length === 0) return { name: 'sandboxes' };
+  if (parts[0] !== 's' || !parts[1]) return { name: 'notFound', path };
+  const sandboxId = parts[1];
+  const [section, id, ...rest] = parts.slice(2);
+  if (rest.length > 0) return { name: 'notFound', path };
+  if (section === undefined) return { name: 'sandbox', sandboxId, tab: 'mail' };
+  if (section === 'messages') {
+    return id
+      ? { name: 'sandbox', sandboxId, tab: 'mail', messageId: id }
+      : { name: 'sandbox', sandboxId, tab: 'mail' };
+  }
+  if (section === 'requests') {
+    return id
+      ? { name: 'sandbox', sandboxId, tab: 'requests', requestId: id }
+      : { name: 'sandbox', sandboxId, tab: 'requests' };
+  }
+  if ((section === 'rules' || section === 'setup') && id === undefined)
+    return { name: 'sandbox', sandboxId, tab: section };
+  return { name: 'notFound', path };
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Paths of the dashboard's views, so no component spells a URL by hand. */
+export const paths = {
+  sandboxes: () => '/',
+  sandbox: (sandboxId: string) => `/s/${enc(sandboxId)}`,
+  message: (sandboxId: string, messageId: string) => `/s/${enc(sandboxId)}/messages/${enc(messageId)}`,
+  requests: (sandboxId: string) => `/s/${enc(sandboxId)}/requests`,
+  request: (sandboxId: string, requestId: string) => `/s/${enc(sandboxId)}/requests/${enc(requestId)}`,
+  rules: (sandboxId: string) => `/s/${enc(sandboxId)}/rules`,
+  setup: (sandboxId: string) => `/s/${enc(sandboxId)}/setup`,
+};
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment);
+}
+
+/** The route one level up, where Esc goes: a message to its list, a tab to the sandbox, a sandbox to the list. */
+export function parentPath(route: Route): string | null {
+  if (route.name !== 'sandbox') return route.name === 'sandboxes' ? null : paths.sandboxes();
+  if (route.messageId) return paths.sandbox(route.sandboxId);
+  if (route.requestId) return paths.requests(route.sandboxId);
+  return paths.sandboxes();
+}
+
+const listeners = new Set<() => void>();
+
+function notify(): void {
+  for (const listener of listeners) listener();
+}
+
+/** Goes to `path` in the dashboard without a page load. */
+export function navigate(path: string, options: { replace?: boolean } = {}): void {
+  const current = location.pathname + location.search;
+  if (path === current) return;
+  if (options.replace) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  notify();
+  if (!options.replace) window.scrollTo(0, 0);
+}
+
+window.addEventListener('popstate', notify);
+
+/** The current path; re-renders the caller on every navigation. */
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    listeners.add(update);
+    update();
+    return () => void listeners.delete(update);
+  }, []);
+  return path;
+}
+
+/** Whether a click should be left to the browser (new tab, download, modified click). */
+export function isPlainClick(event: MouseEvent): boolean {
+  return event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
+}

@@ -1,0 +1,40 @@
+// The connection snippets for a sandbox (nodemailer, Django, Rails, Spring, Laravel, curl), one visible at a time.
+import { useState } from 'preact/hooks';
+import type { Sandbox } from '../../api.ts';
+import { CopyButton } from '../../ui/CopyButton.tsx';
+import { LocalTabs } from '../../ui/Tabs.tsx';
+import { useSandboxContext } from '../sandboxContext.ts';
+import { snippets } from './snippets.ts';
+
+/**
+ * Shown on the Setup tab and by an empty Mail tab. Without a `sandbox` prop it uses the sandbox of the page
+ * it is in (SandboxContext), so the Mail pane can render it with no props.
+ */
+export function SetupSnippets({ sandbox }: { sandbox?: Sandbox }) {
+  const context = useSandboxContext();
+  const current = sandbox ?? context?.sandbox;
+  const [selected, setSelected] = useState('nodemailer');
+  if (!current) return null;
+  const list = snippets(current);
+  const snippet = list.find((item) => item.id === selected) ?? list[0]!;
+  return (
+    <section class="snippets" aria-labelledby="snippets-heading">
+      <h2 id="snippets-heading">Point an app at this sandbox</h2>
+      <LocalTabs
+        items={list.map(({ id, label }) => ({ id, label }))}
+        selected={snippet.id}
+        onSelect={setSelected}
+        label="Snippets"
+        idPrefix="snippet"
+      >
+        <div class="snippet-head">
+          <span class="snippet-file">{snippet.file}</span>
+          <CopyButton value={snippet.code} label={`${snippet.label} snippet`} />
+        </div>
+        <pre class="code">
+          <code>{snippet.code}</code>
+        </pre>
+      </LocalTabs>
+    </section>
+  );
+}
