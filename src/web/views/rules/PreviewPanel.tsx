@@ -1,0 +1,122 @@
+// Which rule answers a given method and path, rendered by the server as the capture host would; uses the edited list.
+import { useState } from 'preact/hooks';
+import { api, ApiError, errorText, type MockRule, type Schemas } from '../../api.ts';
+import { mapApiErrors, toInputs, type FieldErrors, type RuleDraft } from './drafts.ts';
+
+/** The body of POST /sandboxes/{id}/mocks/preview. */
+interface MockPreview {
+  index: number | null;
+  rule: MockRule | null;
+  statusCode: number;
+  headers: Schemas['NameValue'][];
+  body: string;
+}
+
+export function PreviewPanel({
+  sandboxId,
+  drafts,
+  dirty,
+  onErrors,
+}: {
+  sandboxId: string;
+  drafts: RuleDraft[];
+  dirty: boolean;
+  onErrors: (errors: FieldErrors) => void;
+}) {
+  const [method, setMethod] = useState('GET');
+  const [path, setPath] = useState('/');
+  const [result, setResult] = useState<MockPreview | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const preview = async (event: Event) => {
+    event.preventDefault();
+    const inputs = toInputs(drafts);
+    if ('errors' in inputs) {
+      onErrors(inputs.errors);
+      setResult(null);
+      setError('Fix the rules marked above first.');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const target = path.trim().startsWith('/') ? path.trim() : `/${path.trim()}`;
+      setResult(
+        await api<MockPreview>('POST', `/sandboxes/${encodeURIComponent(sandboxId)}/mocks/preview`, {
+          method: method.trim() || 'GET',
+          path: target,
+          // Unsaved edits are what the person is looking at, so they are what the preview judges.
+          ...(dirty ? { mocks: inputs.mocks } : {}),
+        }),
+      );
+    } catch (err) {
+      setResult(null);
+      if (
+        err instanceof ApiError &&
+        err.status === 400 &&
+        err.problem.errors?.some((e) => e.path.startsWith('mocks'))
+      ) {
+        onErrors(mapApiErrors(err.problem.errors, errorText(err)));
+        setError('Fix the rules marked above first.');
+      } else setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="preview-heading">
+      <h2 id="preview-heading">Preview</h2>
+      <form class="preview" onSubmit={preview}>
+        <div class="field">
+          <label for="preview-method">Preview method</label>
+          <input
+            id="preview-method"
+            list="rule-methods"
+            value={method}
+            onInput={(e) => setMethod(e.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="preview-path">Preview path</label>
+          <input
+            id="preview-path"
+            value={path}
+            placeholder="/orders/42?expand=items"
+            spellcheck={false}
+            onInput={(e) => setPath(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit" disabled={busy}>
+          Preview
+        </button>
+        <div role="status" class="preview-result">
+          {error && <p class="error">{error}</p>}
+          {result && <PreviewResult result={result} edited={dirty} />}
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function PreviewResult({ result, edited }: { result: MockPreview; edited: boolean }) {
+  const who =
+    result.index === null
+      ? 'No rule matches: the default reply answers.'
+      : `Rule ${result.index + 1}${result.rule?.name ? ` "${result.rule.name}"` : ''}${result.rule?.isFallback ? ' (fallback)' : ''} answers${edited ? ' (unsaved rules)' : ''}.`;
+  return (
+    <div class="preview-answer">
+      <p>
+        <strong>{who}</strong>
+      </p>
+      <pre class="code">
+        <code>
+          {`HTTP ${result.statusCode}\n`}
+          {result.headers.map((h) => `${h.name}: ${h.value}\n`).join('')}
+          {result.body ? `\n${result.body}` : ''}
+        </code>
+      </pre>
+    </div>
+  );
+}
