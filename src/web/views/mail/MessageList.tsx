@@ -99,24 +99,25 @@ function MessageRow({
 }) {
   const subject = m.subject === null || m.subject === '' ? '(no subject)' : m.subject;
   const classes = ['item', m.isRead ? '' : 'unread', open ? 'open' : ''].filter(Boolean).join(' ');
+  // The link holds only the subject (its name, "Unread: " first when unread); it stretches over the whole row.
   return (
     <li class={classes}>
-      <Link
-        class="item-link"
-        href={paths.message(sandboxId, m.id)}
-        aria-label={m.isRead ? subject : `Unread: ${subject}`}
-        aria-current={open ? 'page' : undefined}
-      >
-        <span class="item-line">
-          <span class="item-from">{m.from}</span>
-          <Time iso={m.receivedAt} />
-        </span>
-        <span class="item-subject">{subject}</span>
-        <span class="item-preview">
-          {m.attachmentCount ? <span class="item-attach">📎 {m.attachmentCount} </span> : null}
-          {m.preview}
-        </span>
+      <Link class="item-link" href={paths.message(sandboxId, m.id)} aria-current={open ? 'page' : undefined}>
+        {!m.isRead && <span class="visually-hidden">Unread: </span>}
+        {subject}
       </Link>
+      <span class="item-line">
+        <span class="item-from">{m.from}</span>
+        <Time iso={m.receivedAt} />
+      </span>
+      <span class="item-preview">
+        {m.attachmentCount ? (
+          <span class="item-attach">
+            {m.attachmentCount === 1 ? '1 attachment' : `${m.attachmentCount} attachments`} ·{' '}
+          </span>
+        ) : null}
+        {m.preview}
+      </span>
     </li>
   );
 }

@@ -158,13 +158,17 @@ function TabContent({ tab, detail, sandboxId }: { tab: string; detail: MessageDe
       return detail.textBody === null ? (
         <p class="note">This message has no text part; see HTML.</p>
       ) : (
-        <pre class="body-text">{detail.textBody}</pre>
+        <pre class="body-text" tabIndex={0}>
+          {detail.textBody}
+        </pre>
       );
     case 'source':
       return detail.htmlBody === null ? (
         <p class="note">This message has no HTML part.</p>
       ) : (
-        <pre class="source">{detail.htmlBody}</pre>
+        <pre class="source" tabIndex={0}>
+          {detail.htmlBody}
+        </pre>
       );
     case 'headers':
       return <HeadersTable headers={detail.headers} />;

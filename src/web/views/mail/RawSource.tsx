@@ -42,7 +42,9 @@ export function RawSource({ url, size }: { url: string; size: number }) {
               .eml for all of it.
             </p>
           )}
-          <pre class="source">{text.length > SHOWN ? text.slice(0, SHOWN) : text}</pre>
+          <pre class="source" tabIndex={0}>
+            {text.length > SHOWN ? text.slice(0, SHOWN) : text}
+          </pre>
         </>
       )}
     </div>

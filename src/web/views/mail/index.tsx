@@ -4,6 +4,7 @@ import { api, errorText, query } from '../../api.ts';
 import { useLive, type LiveEvent } from '../../live.ts';
 import { navigate, paths } from '../../router.ts';
 import { Empty } from '../../ui/Empty.tsx';
+import { Link } from '../../ui/Link.tsx';
 import { SetupSnippets } from '../setup/SetupSnippets.tsx';
 import { useKeysetList } from './keysetList.ts';
 import { MessageList } from './MessageList.tsx';
@@ -116,6 +117,11 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
           <p class="error" role="alert">
             {clearError}
           </p>
+        )}
+        {messageId !== undefined && (
+          <Link class="back-link" href={paths.sandbox(sandboxId)}>
+            ← All mail
+          </Link>
         )}
         {messageId !== undefined ? (
           <MessageView

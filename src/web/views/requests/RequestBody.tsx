@@ -41,6 +41,8 @@ function isForm(detail: RequestDetail): boolean {
 
 function BodyContent({ detail }: { detail: RequestDetail }) {
   if (detail.body === null || detail.body === '') return <p class="note">No body.</p>;
+  // Form bodies read better as the Form table and file list below; multipart text is mostly boundaries.
+  if (isForm(detail) && (detail.form.length > 0 || detail.files.length > 0)) return null;
   if (detail.bodyEncoding === 'base64') {
     const data = base64Bytes(detail.body);
     return (
@@ -49,14 +51,22 @@ function BodyContent({ detail }: { detail: RequestDetail }) {
           Binary body ({bytes(data.length)})
           {data.length > HEX_LIMIT ? `; the first ${HEX_LIMIT / 1024} KB in hex` : ''}.
         </p>
-        <pre class="source hex">{hexDump(data)}</pre>
+        <pre class="source hex" tabIndex={0}>
+          {hexDump(data)}
+        </pre>
       </>
     );
   }
   if (detail.json !== undefined && detail.json !== null) {
-    return <pre class="source json">{JSON.stringify(detail.json, null, 2)}</pre>;
+    return (
+      <pre class="source json" tabIndex={0}>
+        {JSON.stringify(detail.json, null, 2)}
+      </pre>
+    );
   }
-  // Form bodies read better as the Form table below; multipart text is mostly boundaries.
-  if (isForm(detail) && (detail.form.length > 0 || detail.files.length > 0)) return null;
-  return <pre class="source">{detail.body}</pre>;
+  return (
+    <pre class="source" tabIndex={0}>
+      {detail.body}
+    </pre>
+  );
 }

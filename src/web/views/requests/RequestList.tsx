@@ -84,30 +84,25 @@ function RequestRow({
   request: RequestSummary;
   open: boolean;
 }) {
-  const name = `${r.method} ${r.path}`;
+  // The link's text is its name, "METHOD /path"; it stretches over the whole row.
   return (
     <li class={`item${open ? ' open' : ''}`}>
-      <Link
-        class="item-link"
-        href={paths.request(sandboxId, r.id)}
-        aria-label={name}
-        aria-current={open ? 'page' : undefined}
-      >
-        <span class="item-line">
-          <span class="req-line">
-            <span class={`method m-${r.method.toLowerCase()}`}>{r.method}</span>
-            <span class="req-path">
-              {r.path}
-              {r.query ? <span class="req-query">?{r.query}</span> : null}
-            </span>
-          </span>
-          <Time iso={r.receivedAt} />
-        </span>
-        <span class="item-preview">
-          <span class={`status ${statusClass(r.mockStatusCode)}`}>{r.mockStatusCode}</span>{' '}
-          {r.mockName ?? 'default reply'} · {r.sourceIp ?? 'unknown source'}
-        </span>
-      </Link>
+      <span class="item-line">
+        <Link
+          class="item-link req-line"
+          href={paths.request(sandboxId, r.id)}
+          aria-current={open ? 'page' : undefined}
+        >
+          <span class={`method m-${r.method.toLowerCase()}`}>{r.method}</span>{' '}
+          <span class="req-path">{r.path}</span>
+        </Link>
+        <Time iso={r.receivedAt} />
+      </span>
+      <span class="item-preview">
+        {r.query ? <span class="req-query">?{r.query} · </span> : null}
+        <span class={`status ${statusClass(r.mockStatusCode)}`}>{r.mockStatusCode}</span>{' '}
+        {r.mockName ?? 'default reply'} · {r.sourceIp ?? 'unknown source'}
+      </span>
     </li>
   );
 }

@@ -3,8 +3,9 @@ import type { components } from '../../../../openapi/schema.d.ts';
 
 type RequestDetail = components['schemas']['RequestDetail'];
 
-/** POSIX shell single-quoting: safe for any text, newlines included. */
+/** POSIX shell single-quoting (safe for any text, newlines included); plain words stay bare for readability. */
 export function shellQuote(text: string): string {
+  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 

@@ -4,6 +4,7 @@ import { api, errorText, query } from '../../api.ts';
 import { useLive, type LiveEvent } from '../../live.ts';
 import { navigate, paths } from '../../router.ts';
 import { Empty } from '../../ui/Empty.tsx';
+import { Link } from '../../ui/Link.tsx';
 import { useSandboxContext } from '../sandboxContext.ts';
 import { useKeysetList } from '../mail/keysetList.ts';
 import { RequestList } from './RequestList.tsx';
@@ -131,6 +132,11 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
             {exportError}
           </p>
         )}
+        {requestId !== undefined && (
+          <Link class="back-link" href={paths.requests(sandboxId)}>
+            ← All requests
+          </Link>
+        )}
         {requestId !== undefined ? (
           <RequestView
             key={requestId}
@@ -144,7 +150,10 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
             {q === '' && captureUrl !== '' && (
               <>
                 <p>Anything sent to the capture URL is recorded here as it arrives:</p>
-                <pre class="source">{`curl -X POST ${captureUrl}/hooks/test -H 'Content-Type: application/json' -d '{"hello":"world"}'`}</pre>
+                <pre
+                  class="source"
+                  tabIndex={0}
+                >{`curl -X POST ${captureUrl}/hooks/test -H 'Content-Type: application/json' -d '{"hello":"world"}'`}</pre>
               </>
             )}
           </Empty>
