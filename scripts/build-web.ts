@@ -106,6 +106,7 @@ function indexHtml(jsPath: string, cssPath: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>sandtrap</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/${cssPath}">
 <script type="module" src="/${jsPath}"></script>
 </head>

@@ -46,7 +46,8 @@ export function useTitleCount(sandboxId: string | null): void {
 
 const faviconCache = new Map<string, string>();
 
-function setFavicon(label: string): void {
+/** Sets the tab icon, with `label` as a badge when it is not empty. */
+export function setFavicon(label: string): void {
   let href = faviconCache.get(label);
   if (!href) {
     href = drawFavicon(label);

@@ -5,6 +5,7 @@ import { useLive } from '../live.ts';
 import { paths, type Route } from '../router.ts';
 import { ErrorMessage, Loading } from '../ui/Empty.tsx';
 import { Link } from '../ui/Link.tsx';
+import { LiveDot } from '../ui/LiveDot.tsx';
 import { Tabs } from '../ui/Tabs.tsx';
 import { Time } from '../ui/Time.tsx';
 import { MailPane } from './mail/index.tsx';
@@ -83,11 +84,7 @@ export function SandboxPage({ route }: { route: SandboxRoute }) {
     <SandboxContext.Provider value={{ sandbox, setSandbox, reload }}>
       <div class="page-head">
         <h1>{sandbox.name}</h1>
-        <span class={`live-dot ${live}`} title={live === 'open' ? 'Live' : 'Reconnecting…'}>
-          <span class="visually-hidden">
-            {live === 'open' ? 'Live updates on' : 'Reconnecting to live updates'}
-          </span>
-        </span>
+        <LiveDot status={live} />
         {sandbox.isEphemeral && sandbox.expiresAt && (
           <span class="badge warn">
             expires <Time iso={sandbox.expiresAt} />

@@ -5,6 +5,7 @@ import { useLive } from '../live.ts';
 import { navigate, paths } from '../router.ts';
 import { Empty, ErrorMessage, Loading } from '../ui/Empty.tsx';
 import { Link } from '../ui/Link.tsx';
+import { LiveDot } from '../ui/LiveDot.tsx';
 import { Time } from '../ui/Time.tsx';
 import { parseTags } from './tags.ts';
 
@@ -75,11 +76,7 @@ export function SandboxesPage() {
     <>
       <div class="page-head">
         <h1>Sandboxes</h1>
-        <span class={`live-dot ${live}`} title={live === 'open' ? 'Live' : 'Reconnecting…'}>
-          <span class="visually-hidden">
-            {live === 'open' ? 'Live updates on' : 'Reconnecting to live updates'}
-          </span>
-        </span>
+        <LiveDot status={live} />
         <button type="button" class="primary" aria-expanded={creating} onClick={() => setCreating(!creating)}>
           New sandbox
         </button>

@@ -110,7 +110,7 @@ function PreviewResult({ result, edited }: { result: MockPreview; edited: boolea
       <p>
         <strong>{who}</strong>
       </p>
-      <pre class="code">
+      <pre class="code" tabIndex={0}>
         <code>
           {`HTTP ${result.statusCode}\n`}
           {result.headers.map((h) => `${h.name}: ${h.value}\n`).join('')}

@@ -31,7 +31,8 @@ export function SetupSnippets({ sandbox }: { sandbox?: Sandbox }) {
           <span class="snippet-file">{snippet.file}</span>
           <CopyButton value={snippet.code} label={`${snippet.label} snippet`} />
         </div>
-        <pre class="code">
+        {/* Focusable, because a long line scrolls sideways and keyboard users must be able to scroll it. */}
+        <pre class="code" tabIndex={0}>
           <code>{snippet.code}</code>
         </pre>
       </LocalTabs>

@@ -13,13 +13,14 @@ export function SetupView() {
   const context = useSandboxContext();
   if (!context) return null;
   const { sandbox } = context;
-  const settings: [string, string][] = [
-    ['SMTP host', sandbox.smtpHost],
-    ['SMTP port', String(sandbox.smtpPort)],
-    ['Username', sandbox.smtpUsername],
-    ['Password', sandbox.smtpPassword],
-    ['Email address', sandbox.emailAddress],
-    ['Capture URL', sandbox.captureUrl],
+  // [shown label, label in the copy button's name ("Copy password"), value]
+  const settings: [string, string, string][] = [
+    ['SMTP host', 'SMTP host', sandbox.smtpHost],
+    ['Port', 'port', String(sandbox.smtpPort)],
+    ['Username', 'username', sandbox.smtpUsername],
+    ['Password', 'password', sandbox.smtpPassword],
+    ['Email address', 'email address', sandbox.emailAddress],
+    ['Capture URL', 'capture URL', sandbox.captureUrl],
   ];
   return (
     <div class="setup">
@@ -30,12 +31,12 @@ export function SetupView() {
           <code>{sandbox.emailDomain}</code> is captured, and so is every request to the capture URL.
         </p>
         <dl class="settings">
-          {settings.map(([label, value]) => (
+          {settings.map(([label, copyLabel, value]) => (
             <div key={label} class="setting">
               <dt>{label}</dt>
               <dd>
                 <code>{value}</code>
-                <CopyButton value={value} label={label.toLowerCase()} />
+                <CopyButton value={value} label={copyLabel} />
               </dd>
             </div>
           ))}
