@@ -19,11 +19,15 @@ export function LoadMore({
     const el = ref.current;
     if (el === null || loading) return;
     // A margin below the viewport fetches the next page before the reader reaches the end.
+    // Inside a list that scrolls itself the margin must apply to that list's box, not to the viewport.
+    const scroller = el.closest<HTMLElement>('.items-scroll');
+    const root =
+      scroller !== null && /auto|scroll/.test(getComputedStyle(scroller).overflowY) ? scroller : null;
     const observer = new IntersectionObserver(
       (entries) => {
         if (entries.some((e) => e.isIntersecting)) callback.current();
       },
-      { rootMargin: '600px 0px' },
+      { root, rootMargin: '600px 0px' },
     );
     observer.observe(el);
     return () => observer.disconnect();

@@ -4,6 +4,7 @@ import { Link } from '../../ui/Link.tsx';
 import { Time } from '../../ui/Time.tsx';
 import { paths } from '../../router.ts';
 import { LoadMore } from './LoadMore.tsx';
+import { useRowWindow } from './rowWindow.ts';
 import type { KeysetList } from './keysetList.ts';
 import type { MailFilters, MessageSummary } from './types.ts';
 
@@ -33,6 +34,8 @@ export function MessageList({
     timer.current = setTimeout(() => onFilters({ ...filters, q: value }), 250);
   };
   const unread = list.items.filter((m) => !m.isRead).length;
+  const listRef = useRef<HTMLUListElement>(null);
+  const rows = useRowWindow(listRef, list.items.length);
 
   return (
     <div class="items-col">
@@ -78,12 +81,21 @@ export function MessageList({
           </button>
         </p>
       )}
-      <ul class="items" aria-label="Messages">
-        {list.items.map((m) => (
-          <MessageRow key={m.id} sandboxId={sandboxId} message={m} open={m.id === openId} />
-        ))}
-      </ul>
-      {list.hasMore && <LoadMore onVisible={list.loadMore} loading={list.loading} label="Load older mail" />}
+      <div class="items-scroll">
+        <ul
+          ref={listRef}
+          class="items"
+          aria-label="Messages"
+          style={{ paddingTop: `${rows.padTop}px`, paddingBottom: `${rows.padBottom}px` }}
+        >
+          {list.items.slice(rows.start, rows.end).map((m) => (
+            <MessageRow key={m.id} sandboxId={sandboxId} message={m} open={m.id === openId} />
+          ))}
+        </ul>
+        {list.hasMore && (
+          <LoadMore onVisible={list.loadMore} loading={list.loading} label="Load older mail" />
+        )}
+      </div>
     </div>
   );
 }

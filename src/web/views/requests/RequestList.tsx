@@ -4,6 +4,7 @@ import { Link } from '../../ui/Link.tsx';
 import { Time } from '../../ui/Time.tsx';
 import { paths } from '../../router.ts';
 import { LoadMore } from '../mail/LoadMore.tsx';
+import { useRowWindow } from '../mail/rowWindow.ts';
 import type { KeysetList } from '../mail/keysetList.ts';
 import type { RequestSummary } from './types.ts';
 
@@ -26,6 +27,8 @@ export function RequestList({
 }) {
   const [text, setText] = useState(q);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const listRef = useRef<HTMLUListElement>(null);
+  const rows = useRowWindow(listRef, list.items.length);
   const onSearch = (value: string) => {
     setText(value);
     clearTimeout(timer.current);
@@ -59,14 +62,21 @@ export function RequestList({
           </button>
         </p>
       )}
-      <ul class="items" aria-label="Requests">
-        {list.items.map((r) => (
-          <RequestRow key={r.id} sandboxId={sandboxId} request={r} open={r.id === openId} />
-        ))}
-      </ul>
-      {list.hasMore && (
-        <LoadMore onVisible={list.loadMore} loading={list.loading} label="Load older requests" />
-      )}
+      <div class="items-scroll">
+        <ul
+          ref={listRef}
+          class="items"
+          aria-label="Requests"
+          style={{ paddingTop: `${rows.padTop}px`, paddingBottom: `${rows.padBottom}px` }}
+        >
+          {list.items.slice(rows.start, rows.end).map((r) => (
+            <RequestRow key={r.id} sandboxId={sandboxId} request={r} open={r.id === openId} />
+          ))}
+        </ul>
+        {list.hasMore && (
+          <LoadMore onVisible={list.loadMore} loading={list.loading} label="Load older requests" />
+        )}
+      </div>
     </div>
   );
 }
