@@ -1,5 +1,5 @@
 // The Mail tab of a sandbox: the live message list and, when one is chosen, the message view beside it.
-import { useCallback, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useMemo, useState } from 'preact/hooks';
 import { api, errorText, query } from '../../api.ts';
 import { useLive, type LiveEvent } from '../../live.ts';
 import { navigate, paths } from '../../router.ts';
@@ -58,7 +58,7 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
     [list.update, messageId, sandboxId],
   );
 
-  useLive(sandboxId, (event: LiveEvent) => {
+  const live = useLive(sandboxId, (event: LiveEvent) => {
     switch (event.event) {
       case 'message.received': {
         const { sandboxId: _sid, ...summary } = event.data;
@@ -83,6 +83,14 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
         return;
     }
   });
+
+  // The list and the stream start apart, and a stream reopened after giving up starts afresh: whatever
+  // arrived in between is read from the first page each time the stream (re)opens.
+  const wasOpen = useRef(false);
+  useEffect(() => {
+    if (live === 'open' && !wasOpen.current) list.refreshHead();
+    wasOpen.current = live === 'open';
+  }, [live, list.refreshHead]);
 
   const clear = async () => {
     setClearing(true);

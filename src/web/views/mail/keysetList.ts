@@ -17,13 +17,15 @@ export interface KeysetList<T> {
   reload: () => void;
   /** Applies a live change to the loaded items. */
   update: (change: (items: T[]) => T[]) => void;
+  /** Reads the first page again and puts any item not loaded yet on top (what a live stream may have missed). */
+  refreshHead: () => void;
 }
 
 /**
  * `load` reads one page; `key` names the query (filters), and a new key starts over from the first page.
  * Only loaded pages are held, so a stream of 100,000 items costs what the reader scrolled through.
  */
-export function useKeysetList<T>(
+export function useKeysetList<T extends { id: string }>(
   load: (cursor: string | null) => Promise<Page<T>>,
   key: string,
 ): KeysetList<T> {
@@ -73,5 +75,20 @@ export function useKeysetList<T>(
     fetchPage(cursor, false);
   }, [cursor, hasMore, fetchPage]);
 
-  return { items, hasMore, loading, error, loadMore, reload, update: setItems };
+  const refreshHead = useCallback(() => {
+    const gen = generation.current;
+    loadRef
+      .current(null)
+      .then((page) => {
+        if (gen !== generation.current) return;
+        setItems((old) => {
+          const known = new Set(old.map((item) => item.id));
+          const fresh = page.items.filter((item) => !known.has(item.id));
+          return fresh.length === 0 ? old : fresh.concat(old);
+        });
+      })
+      .catch(() => undefined);
+  }, []);
+
+  return { items, hasMore, loading, error, loadMore, reload, update: setItems, refreshHead };
 }

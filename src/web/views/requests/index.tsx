@@ -1,5 +1,5 @@
 // The Requests tab of a sandbox: the live list of captured HTTP requests and, when one is chosen, its view.
-import { useCallback, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, query } from '../../api.ts';
 import { useLive, type LiveEvent } from '../../live.ts';
 import { navigate, paths } from '../../router.ts';
@@ -46,7 +46,7 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
     [list.update, requestId, sandboxId],
   );
 
-  useLive(sandboxId, (event: LiveEvent) => {
+  const live = useLive(sandboxId, (event: LiveEvent) => {
     switch (event.event) {
       case 'request.received': {
         const { sandboxId: _sid, ...summary } = event.data;
@@ -73,6 +73,14 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
         return;
     }
   });
+
+  // The list and the stream start apart, and a stream reopened after giving up starts afresh: whatever
+  // arrived in between is read from the first page each time the stream (re)opens.
+  const wasOpen = useRef(false);
+  useEffect(() => {
+    if (live === 'open' && !wasOpen.current) list.refreshHead();
+    wasOpen.current = live === 'open';
+  }, [live, list.refreshHead]);
 
   const exportAll = async () => {
     setExportError(null);
