@@ -2,7 +2,6 @@
 import { useState } from 'preact/hooks';
 import type { Sandbox } from '../../api.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
-import { LocalTabs } from '../../ui/Tabs.tsx';
 import { useSandboxContext } from '../sandboxContext.ts';
 import { snippets } from './snippets.ts';
 
@@ -20,22 +19,27 @@ export function SetupSnippets({ sandbox }: { sandbox?: Sandbox }) {
   return (
     <section class="snippets" aria-labelledby="snippets-heading">
       <h2 id="snippets-heading">Point an app at this sandbox</h2>
-      <LocalTabs
-        items={list.map(({ id, label }) => ({ id, label }))}
-        selected={snippet.id}
-        onSelect={setSelected}
-        label="Snippets"
-        idPrefix="snippet"
-      >
-        <div class="snippet-head">
-          <span class="snippet-file">{snippet.file}</span>
-          <CopyButton value={snippet.code} label={`${snippet.label} snippet`} />
-        </div>
-        {/* Focusable, because a long line scrolls sideways and keyboard users must be able to scroll it. */}
-        <pre class="code" tabIndex={0}>
-          <code>{snippet.code}</code>
-        </pre>
-      </LocalTabs>
+      {/* Toggle buttons, not tabs: "nodemailer" must not answer for the sandbox's "Mail" tab. */}
+      <div class="choices" role="group" aria-label="Snippet for">
+        {list.map((item) => (
+          <button
+            type="button"
+            key={item.id}
+            aria-pressed={item.id === snippet.id}
+            onClick={() => setSelected(item.id)}
+          >
+            {item.label}
+          </button>
+        ))}
+      </div>
+      <div class="snippet-head">
+        <span class="snippet-file">{snippet.file}</span>
+        <CopyButton value={snippet.code} label={`${snippet.label} snippet`} />
+      </div>
+      {/* Focusable, because a long line scrolls sideways and keyboard users must be able to scroll it. */}
+      <pre class="code" tabIndex={0}>
+        <code>{snippet.code}</code>
+      </pre>
     </section>
   );
 }
