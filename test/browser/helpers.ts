@@ -51,8 +51,8 @@ export interface Harness {
   /** GET/POST JSON on /api/v1 with the key; asserts a 2xx answer. */
   json<T = any>(method: string, path: string, body?: unknown): Promise<T>;
   createSandbox(name: string, extra?: Record<string, unknown>): Promise<Sandbox>;
-  /** Sends a mail through the submission port, logged in as the sandbox (STARTTLS, test certificate). */
-  sendMail(sandbox: Sandbox, mail: SendMailOptions): Promise<void>;
+  /** Sends mail through the submission port, logged in as the sandbox (STARTTLS, test certificate), in order. */
+  sendMail(sandbox: Sandbox, ...mails: SendMailOptions[]): Promise<void>;
   /** A capture through the capture listener: `path` is appended to the sandbox's capture URL. */
   capture(sandbox: Sandbox, path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
@@ -61,7 +61,8 @@ export interface Harness {
 /** Builds the dashboard, starts `sandtrap serve` on a fresh embedded store and launches chromium. */
 export async function startHarness(): Promise<Harness> {
   buildDashboard();
-  const server = await startServerProcess();
+  // The dashboard's own calls, the tests' polling and bulk sends are not what the rate limits guard against.
+  const server = await startServerProcess({ env: { RATE_LIMITS: 'off' } });
   const line = await server.waitForLine(/^API key: /, 20_000);
   const apiKey = KEY_LINE.exec(line)?.[1] ?? assert.fail(`malformed key line: ${line}`);
   await server.waitHealthy(20_000);
@@ -95,7 +96,7 @@ export async function startHarness(): Promise<Harness> {
     api,
     json,
     createSandbox: (name, extra = {}) => json('POST', '/sandboxes', { name, ...extra }),
-    async sendMail(sandbox, mail) {
+    async sendMail(sandbox, ...mails) {
       const transport = nodemailer.createTransport({
         host: '127.0.0.1',
         port: server.ports.smtp,
@@ -103,9 +104,13 @@ export async function startHarness(): Promise<Harness> {
         requireTLS: true,
         tls: { rejectUnauthorized: false },
         auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
+        pool: true,
+        maxMessages: Infinity,
       });
       try {
-        await transport.sendMail({ from: 'app@example.com', to: sandbox.emailAddress, ...mail });
+        for (const mail of mails) {
+          await transport.sendMail({ from: 'app@example.com', to: sandbox.emailAddress, ...mail });
+        }
       } finally {
         transport.close();
       }
