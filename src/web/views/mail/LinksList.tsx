@@ -9,12 +9,7 @@ const KIND_LABELS: Record<string, string> = {
   other: 'Other',
 };
 
-export function LinksList({ links }: { links: MessageLink[] | null | undefined }) {
-  if (links === undefined || links === null) {
-    return (
-      <p class="note">This server does not list the links of a message; the HTML and Text tabs show them.</p>
-    );
-  }
+export function LinksList({ links }: { links: MessageLink[] }) {
   if (links.length === 0) return <p class="note">This message has no links.</p>;
   return (
     <table class="kv links">

@@ -68,7 +68,9 @@ export function MessageView({
 
   const read = isRead ?? detail.isRead;
   const subject = detail.subject === null || detail.subject === '' ? '(no subject)' : detail.subject;
-  const code = detail.otp?.code ?? null;
+  const code = detail.otp.code;
+  // Several likely codes and no winner: show them all rather than pick one for the reader.
+  const candidates = code === null && detail.otp.status === 'ambiguous' ? detail.otp.candidates : [];
 
   const setRead = async (value: boolean) => {
     setBusy(true);
@@ -136,6 +138,17 @@ export function MessageView({
             {code}
           </output>
           <CopyButton value={code} label="code" />
+        </div>
+      )}
+      {candidates.length > 0 && (
+        <div class="code-box">
+          <span class="code-label">Possible codes</span>
+          {candidates.map((c) => (
+            <span key={c.code} class="candidate">
+              <span class="otp-code small">{c.code}</span>
+              <CopyButton value={c.code} label={`code ${c.code}`} />
+            </span>
+          ))}
         </div>
       )}
       <LocalTabs items={TABS} selected={tab} onSelect={setTab} label="Message views" idPrefix="msg">

@@ -120,7 +120,7 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
         onClear={clear}
         clearing={clearing}
       />
-      <div class="detail-col">
+      <div class={`detail-col${messageId === undefined && list.items.length === 0 ? ' is-empty' : ''}`}>
         {clearError !== null && (
           <p class="error" role="alert">
             {clearError}
@@ -141,10 +141,12 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
             onDeleted={removed}
           />
         ) : list.loading && list.items.length === 0 ? null : list.items.length === 0 ? (
-          <Empty title={filtered ? 'No mail matches these filters.' : 'No mail yet.'}>
-            {!filtered && <p>Mail sent to this sandbox over SMTP appears here as it arrives.</p>}
+          <>
+            <Empty title={filtered ? 'No mail matches these filters.' : 'No mail yet.'}>
+              {!filtered && <p>Mail sent to this sandbox over SMTP appears here as it arrives.</p>}
+            </Empty>
             {!filtered && <SetupSnippets />}
-          </Empty>
+          </>
         ) : (
           <Empty title="Choose a message">
             <p>j and k move through the list, Enter opens, / searches.</p>

@@ -5,24 +5,8 @@ type Schemas = components['schemas'];
 export type MessageSummary = Schemas['MessageSummary'];
 export type MessagePage = Schemas['MessagePage'];
 
-export type LinkKind = 'verify' | 'reset' | 'magic_login' | 'unsubscribe' | 'other';
-export interface MessageLink {
-  url: string;
-  text: string;
-  kind: LinkKind;
-}
-export interface MessageOtp {
-  code: string | null;
-}
-
-/**
- * The detail as the API sends it. `otp` and `links` are read only when the API sends them (the MCP view of an
- * email has them; the REST detail may not yet): the dashboard never guesses a code by itself.
- */
-export type MessageDetail = Schemas['MessageDetail'] & {
-  otp?: MessageOtp | null;
-  links?: MessageLink[] | null;
-};
+export type MessageDetail = Schemas['MessageDetail'];
+export type MessageLink = Schemas['ExtractedLink'];
 
 export interface MailFilters {
   q: string;

@@ -134,7 +134,7 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
         onExportAll={exportAll}
         exporting={exporting}
       />
-      <div class="detail-col">
+      <div class={`detail-col${requestId === undefined && list.items.length === 0 ? ' is-empty' : ''}`}>
         {exportError !== null && (
           <p class="error" role="alert">
             {exportError}
