@@ -4,6 +4,41 @@
  */
 
 export interface paths {
+    "/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current dashboard session
+         * @description Who the session cookie stands for, and until when. 401 when there is no live session.
+         */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in to the dashboard
+         * @description Exchanges an API key for a session cookie, `sandtrap_session` (`HttpOnly; SameSite=Strict;
+         *     Path=/; Max-Age`, plus `Secure` when the request came over https: `PUBLIC_URL` is https, or
+         *     a proxy listed in `TRUSTED_PROXIES` sent `X-Forwarded-Proto: https`). The session lasts
+         *     12 hours, or until the key expires if that is sooner. The key is never echoed and only a hash
+         *     of the cookie's token is stored. A request with an `Origin` header from another origin is
+         *     refused (403), so no other site can sign a browser in.
+         */
+        post: operations["createSession"];
+        /**
+         * Sign out of the dashboard
+         * @description Ends the session (its token stops working at once) and clears the cookie. Without a cookie
+         *     there is nothing to end and the answer is still 204. Like every cookie write, it needs a
+         *     same-origin `Origin` header.
+         */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/whoami": {
         parameters: {
             query?: never;
@@ -119,6 +154,33 @@ export interface paths {
          */
         put: operations["setSandboxMocks"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{id}/mocks/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview which mock rule answers a request
+         * @description Chooses the rule that would answer `method` and `path` (a query string may follow the path)
+         *     and renders its reply exactly as the capture host would for a request with no headers and
+         *     no body. Uses the saved rules, or `mocks` when sent (an edited list not saved yet, validated
+         *     as `PUT /mocks` validates it: the same 400 with `errors[].path` such as `mocks[1].pattern`).
+         *     Nothing is recorded or saved.
+         */
+        post: operations["previewSandboxMocks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -245,6 +307,34 @@ export interface paths {
          * @description The message exactly as received, served as a download (`<id>.eml`), never inline.
          */
         get: operations["getMessageRaw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/messages/{messageId}/html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The HTML part of a message, for a sandboxed frame
+         * @description The message's HTML body as `text/html; charset=utf-8`, with `<base target="_blank">` put
+         *     first so links open in a new tab. Its Content-Security-Policy sandboxes it (no script, no
+         *     same-origin; popups allowed), allows only images (`data:`, `cid:`, `http:`, `https:`), inline
+         *     styles and fonts, and lets only this origin frame it. 404 when the message has no HTML part.
+         */
+        get: operations["getMessageHtml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -571,6 +661,12 @@ export interface components {
             emailDomain: string;
             /** @description A ready-made address on `emailDomain` (`inbox@<emailDomain>`). */
             emailAddress: string;
+            /**
+             * @description The sandbox's page in the web dashboard, `<base>/s/<id>`, where the base is `PUBLIC_URL`
+             *     or else `http://<public host>:<API_PORT>`.
+             * @example http://127.0.0.1:8025/s/0b9c3c1e-6f1e-4d43-9a3c-1c1f0f7d2a11
+             */
+            dashboardUrl: string;
         };
         /**
          * @description A mock rule as stored and returned. Rules are tried in list order; see `MockRuleInput` for
@@ -687,6 +783,50 @@ export interface components {
         UpdateMocks: {
             /** @description The complete, ordered rule list; it replaces the current one. */
             mocks: components["schemas"]["MockRuleInput"][];
+        };
+        MockPreviewInput: {
+            /**
+             * @description An HTTP method such as `GET`.
+             * @example GET
+             */
+            method: string;
+            /**
+             * @description The path as the capture host would record it, starting with `/`; a `?query` may follow.
+             * @example /orders/42?expand=items
+             */
+            path: string;
+            /** @description An unsaved rule list to try instead of the saved one. */
+            mocks?: components["schemas"]["MockRuleInput"][];
+        };
+        MockPreview: {
+            /**
+             * Format: int32
+             * @description Position of the answering rule in the list; null when no rule answers (the default `200 {}`).
+             */
+            index: number | null;
+            rule: components["schemas"]["MockRule"] | null;
+            /** Format: int32 */
+            statusCode: number;
+            /** @description The reply's headers in order, as the capture host would send them (framing headers aside). */
+            headers: components["schemas"]["NameValue"][];
+            /** @description The rendered reply body. */
+            body: string;
+        };
+        SignIn: {
+            /** @description An API key (`stk_...`) of the workspace to open the dashboard on. */
+            apiKey: string;
+        };
+        Session: {
+            /** Format: uuid */
+            workspaceId: string;
+            /**
+             * Format: uuid
+             * @description The key the session stands for; revoking it ends the session.
+             */
+            keyId: string;
+            keyLabel: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
         UpdateMessage: {
             /** @description `true` marks the message consumed; `false` makes it match `isRead=false` filters again. */
@@ -1009,6 +1149,8 @@ export interface components {
             expiresAt: string | null;
             emailDomain: string;
             emailAddress: string;
+            /** @description As in `Sandbox`; absent from changes journaled before the dashboard existed. */
+            dashboardUrl?: string;
         };
         /** @description A message summary plus the sandbox it arrived in. */
         LiveMessage: components["schemas"]["MessageSummary"] & {
@@ -1230,6 +1372,20 @@ export interface components {
             };
         };
         /**
+         * @description A write authenticated by the session cookie came without an `Origin` header naming this
+         *     service (or a sign-in came from another site's page): refused, nothing changed. Problem type
+         *     `urn:sandtrap:problem:cross-site`.
+         */
+        CrossSite: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description The resource does not exist (or belongs to another workspace, which looks the same). On
          *     sandbox-scoped paths this includes a missing sandbox.
          */
@@ -1349,6 +1505,11 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description `sandtrap_session=<token>; HttpOnly; SameSite=Strict; Path=/; Max-Age=<seconds>`, plus
+         *     `; Secure` over https. Sign-out and a dead session set it empty with `Max-Age=0`.
+         */
+        SetSessionCookie: string;
+        /**
          * @description Correlation id of this request. A well-formed incoming `X-Request-Id` (1..128 characters of
          *     `[A-Za-z0-9._-]`) is echoed, otherwise a new UUID is issued. Problem bodies repeat it as
          *     `requestId`.
@@ -1377,6 +1538,85 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignIn"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the cookie is set. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; the cookie is cleared (`Max-Age=0`). */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Set-Cookie": components["headers"]["SetSessionCookie"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSite"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getWhoami: {
         parameters: {
             query?: never;
@@ -1599,6 +1839,40 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewSandboxMocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MockPreviewInput"];
+            };
+        };
+        responses: {
+            /** @description The rule that answers (or none) and its rendered reply. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockPreview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSite"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1881,6 +2155,43 @@ export interface operations {
                 };
                 content: {
                     "message/rfc822": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMessageHtml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML part. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    /**
+                     * @description `sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src data: cid:
+                     *     https: http:; style-src 'unsafe-inline'; font-src data: https:; frame-ancestors 'self'`
+                     */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             400: components["responses"]["BadRequest"];

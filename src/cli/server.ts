@@ -211,6 +211,9 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     });
     const apiPort = (api.server.address() as AddressInfo).port;
     if (config.publicSmtpPort === 0) core.endpoints.publicSmtpPort = smtpPort;
+    if (config.apiPort === 0 && config.publicUrl === undefined) {
+      core.endpoints.dashboardBaseUrl = config.dashboardBaseUrl.replace(/:0$/, `:${apiPort}`);
+    }
     if (config.capturePort === 0) {
       core.endpoints.capturePublicUrl = config.capturePublicUrl.replace(/:0\//, `:${capturePort}/`);
     }

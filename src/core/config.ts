@@ -8,6 +8,23 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
+/** http(s)://host[:port] with at most a trailing slash: the dashboard's paths are absolute, so no prefix. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.pathname === '/' &&
+      url.search === '' &&
+      url.hash === '' &&
+      url.username === '' &&
+      url.password === ''
+    );
+  } catch {
+    return false;
+  }
+}
+
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   API_PORT: port.default(8025),
@@ -26,6 +43,13 @@ const envSchema = z.object({
     z
       .string()
       .refine((v) => v.includes('{id}'), 'must contain {id}, the place of the sandbox id')
+      .optional(),
+  ),
+  PUBLIC_URL: optionalString.pipe(
+    z
+      .string()
+      .refine(isOrigin, 'must be an origin such as https://sandtrap.example.com (http or https, no path)')
+      .transform((v) => new URL(v).origin)
       .optional(),
   ),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -75,6 +99,10 @@ export interface Config {
   captureDomain: string;
   /** Template with `{id}` for a sandbox's captureUrl. */
   capturePublicUrl: string;
+  /** PUBLIC_URL: the origin browsers use for this API listener (behind a proxy); unset = none declared. */
+  publicUrl: string | undefined;
+  /** Base of a sandbox's dashboardUrl: PUBLIC_URL, else http://<public host>:<API_PORT>. */
+  dashboardBaseUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
   bootstrapApiKey: string | undefined;
@@ -138,6 +166,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     publicSmtpPort: e.PUBLIC_SMTP_PORT ?? e.SMTP_PORT,
     captureDomain: captureDomain.toLowerCase(),
     capturePublicUrl,
+    publicUrl: e.PUBLIC_URL,
+    dashboardBaseUrl: e.PUBLIC_URL ?? `http://${reachableHost(e.HOST)}:${e.API_PORT}`,
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,

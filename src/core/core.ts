@@ -11,6 +11,7 @@ import { createMessageService } from './messages.ts';
 import { createRateLimits } from './rateLimits.ts';
 import { createRequestService } from './requests.ts';
 import { createSandboxService, type Endpoints } from './sandboxes.ts';
+import { createSessionService } from './sessions.ts';
 import { createSweeper } from './sweeps.ts';
 import { maintainTables, type MaintenanceResult } from './store/maintenance.ts';
 import { createWaitService } from './waits.ts';
@@ -39,6 +40,7 @@ export function createCore({
 }: CoreDeps) {
   const { db } = store;
   const limits = createRateLimits(config, redis);
+  const apiKeys = createApiKeyService(db, clock);
   // The embedded store has one connection; PostgreSQL commits a few batches at once from its pool.
   const commitConcurrency = store.kind === 'pglite' ? 1 : 4;
   // The embedded store runs each statement on this thread, so a statement per message or two cost the thread
@@ -53,6 +55,7 @@ export function createCore({
     publicSmtpPort: config.publicSmtpPort,
     captureDomain: config.captureDomain,
     capturePublicUrl: config.capturePublicUrl,
+    dashboardBaseUrl: config.dashboardBaseUrl,
   };
   const liveEvents = createLiveEventService(db, clock, bus, { recheckMs: waitRecheckMs });
   const sweep = createSweeper(db, clock, bus, {
@@ -65,7 +68,8 @@ export function createCore({
     storeKind: store.kind,
     bus,
     workspaces: createWorkspaceService(db, clock),
-    apiKeys: createApiKeyService(db, clock),
+    apiKeys,
+    sessions: createSessionService(db, clock, apiKeys),
     endpoints,
     sandboxes: createSandboxService(db, clock, endpoints, bus),
     messages: createMessageService(db, clock, bus),

@@ -32,6 +32,8 @@ export interface Sandbox {
   captureUrl: string;
   emailDomain: string;
   emailAddress: string;
+  /** The sandbox's page in the dashboard, for a person to open. */
+  dashboardUrl: string;
   mocks: StoredMockRule[];
   createdAt: Date;
   isEphemeral: boolean;
@@ -43,7 +45,7 @@ export const DEFAULT_TTL_MINUTES = 60;
 /** What sandboxes report as their SMTP endpoint and capture URL; ports are final once listeners are bound. */
 export type Endpoints = Pick<
   Config,
-  'publicSmtpHost' | 'publicSmtpPort' | 'captureDomain' | 'capturePublicUrl'
+  'publicSmtpHost' | 'publicSmtpPort' | 'captureDomain' | 'capturePublicUrl' | 'dashboardBaseUrl'
 >;
 
 export function createSandboxService(db: Kysely<Database>, clock: Clock, config: Endpoints, bus: EventBus) {
@@ -60,6 +62,7 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
       captureUrl: config.capturePublicUrl.replaceAll('{id}', row.id),
       emailDomain,
       emailAddress: `inbox@${emailDomain}`,
+      dashboardUrl: `${config.dashboardBaseUrl}/s/${row.id}`,
       mocks: row.mocks,
       createdAt: row.created_at,
       isEphemeral: row.is_ephemeral,

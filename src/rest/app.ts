@@ -1,4 +1,4 @@
-// Builds the API listener: /api/v1 (REST), /openapi/v1.json, /api-docs and /healthz.
+// Builds the API listener: /api/v1 (REST), /openapi/v1.json, /api-docs, /healthz and the dashboard (/).
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -11,11 +11,15 @@ import { problem } from '../core/problem.ts';
 import { installRateLimit } from './rateLimit.ts';
 import { requestIdFor } from './requestId.ts';
 import { accountRoutes } from './routes/account.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 import { eventRoutes } from './routes/events.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { messageHtmlRoutes } from './routes/messageHtml.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { mockPreviewRoutes } from './routes/mockPreview.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
+import { sessionRoutes } from './routes/session.ts';
 import { waitRoutes } from './routes/waits.ts';
 
 export interface ApiOptions {
@@ -27,6 +31,8 @@ export interface ApiOptions {
   redis?: Redis | undefined;
   /** Other routes on this listener (MCP), under the per-IP limit; they do their own authentication. */
   mount?: (scope: FastifyInstance) => void;
+  /** The built dashboard (index.html, assets/); dist/web unless a test says otherwise. */
+  webDir?: string;
 }
 
 /** Mock rule lists can reach 100 rules of 64 KB bodies. */
@@ -45,6 +51,7 @@ export async function buildApi({
   isReady = () => true,
   redis,
   mount,
+  webDir,
 }: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -97,7 +104,17 @@ export async function buildApi({
     isReady() ? { status: 'ok' } : reply.code(503).send({ status: 'starting' }),
   );
   await installDocs(app);
+  await app.register(async (scope) => dashboardRoutes(scope, webDir));
   const limiters = await installRateLimit(app, core.config, redis);
+
+  // Sign-in and sign-out authenticate themselves (a key in the body, or the cookie itself).
+  await app.register(
+    async (session) => {
+      if (limiters !== undefined) session.addHook('onRequest', limiters.perIp);
+      sessionRoutes(session, core);
+    },
+    { prefix: '/api/v1' },
+  );
 
   await app.register(
     async (v1) => {
@@ -107,7 +124,9 @@ export async function buildApi({
       accountRoutes(v1, core);
       keyRoutes(v1, core);
       sandboxRoutes(v1, core);
+      mockPreviewRoutes(v1, core);
       messageRoutes(v1, core);
+      messageHtmlRoutes(v1, core);
       requestRoutes(v1, core);
       waitRoutes(v1, core);
       eventRoutes(v1, core);

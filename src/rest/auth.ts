@@ -1,10 +1,14 @@
-// API key authentication for /api/v1: `Authorization: Bearer <key>` or `X-Api-Key: <key>`.
-import type { FastifyInstance } from 'fastify';
+// Authentication for /api/v1: `Authorization: Bearer <key>` or `X-Api-Key: <key>`, or else the dashboard's
+// session cookie. A write made with the cookie must come from our own origin (the browser's Origin header):
+// the cookie is sent by the browser on its own, the key never is.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthResult, Principal } from '../core/apiKeys.ts';
 import type { Core } from '../core/core.ts';
 import { duplicateCredentialMessage, presentedCredential } from '../core/credentials.ts';
+import type { SessionAuth } from '../core/sessions.ts';
 import { sendProblem } from './errorHandler.ts';
 import { problem } from '../core/problem.ts';
+import { clearedSessionCookie, requestOrigin, sessionToken, type RequestOrigin } from './sessionCookie.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-const REASONS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
+export const KEY_REFUSALS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   missing: 'No API key was sent. Send it as "Authorization: Bearer <key>" or "X-Api-Key: <key>".',
   malformed:
     'The API key is malformed (keys start with stk_ and carry a checksum). Check for a copy/paste error.',
@@ -21,7 +25,49 @@ const REASONS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   expired: 'The API key has expired. Create a new one with POST /api/v1/keys.',
 };
 
+export const SESSION_REFUSALS: Record<Exclude<SessionAuth, { ok: true }>['reason'], string> = {
+  unknown: 'The dashboard session is not valid (signed out, or never opened). Sign in again with an API key.',
+  expired: 'The dashboard session has expired. Sign in again with an API key.',
+  'key-revoked': 'The API key this session was opened with has been revoked. Sign in with another key.',
+  'key-expired': 'The API key this session was opened with has expired. Sign in with another key.',
+};
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** 401 for a refused session; the dead cookie is cleared so the browser stops sending it. */
+export function refuseSession(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  reason: Exclude<SessionAuth, { ok: true }>['reason'],
+  origin: RequestOrigin,
+): FastifyReply {
+  request.log.info({ reason }, 'session refused');
+  reply.header('WWW-Authenticate', 'Bearer realm="sandtrap"');
+  reply.header('Set-Cookie', clearedSessionCookie(origin.https(request)));
+  return sendProblem(reply, problem('unauthorized', SESSION_REFUSALS[reason], request.id, request.url));
+}
+
+/** 403 for a cookie-authenticated write from another origin (or none): a cross-site request forgery. */
+export function refuseCrossSite(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.log.warn({ origin: request.headers.origin ?? null }, 'cross-site write refused');
+  const sent = request.headers.origin === undefined ? 'no Origin header' : `Origin ${request.headers.origin}`;
+  return reply
+    .code(403)
+    .type('application/problem+json')
+    .send({
+      type: 'urn:sandtrap:problem:cross-site',
+      title: 'Forbidden',
+      status: 403,
+      detail:
+        `A change made with the dashboard's session cookie must come from the dashboard itself; this one ` +
+        `came with ${sent}, so nothing was changed. Scripts and other sites send the API key instead.`,
+      instance: request.url,
+      requestId: request.id,
+    });
+}
+
 export function installAuth(app: FastifyInstance, core: Core): void {
+  const origin = requestOrigin(core.config);
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request, reply) => {
     const presented = presentedCredential(request.raw.rawHeaders);
@@ -33,6 +79,14 @@ export function installAuth(app: FastifyInstance, core: Core): void {
         ]),
       );
     }
+    const token = presented.key === undefined ? sessionToken(request.headers.cookie) : undefined;
+    if (token !== undefined) {
+      const session = await core.sessions.authenticate(token);
+      if (!session.ok) return refuseSession(request, reply, session.reason, origin);
+      if (WRITES.has(request.method) && !origin.isOwnOrigin(request)) return refuseCrossSite(request, reply);
+      request.principal = session.principal;
+      return;
+    }
     const result = await core.apiKeys.authenticate(presented.key, request.ip);
     if (result.ok) {
       request.principal = result.principal;
@@ -41,6 +95,6 @@ export function installAuth(app: FastifyInstance, core: Core): void {
     request.log.info({ reason: result.reason }, 'authentication refused');
     const challenge = result.reason === 'missing' ? '' : ', error="invalid_token"';
     reply.header('WWW-Authenticate', `Bearer realm="sandtrap"${challenge}`);
-    return sendProblem(reply, problem('unauthorized', REASONS[result.reason], request.id, request.url));
+    return sendProblem(reply, problem('unauthorized', KEY_REFUSALS[result.reason], request.id, request.url));
   });
 }

@@ -46,6 +46,7 @@ export function sandboxDto(s: Sandbox): Schemas['Sandbox'] {
     expiresAt: isoOrNull(s.expiresAt),
     emailDomain: s.emailDomain,
     emailAddress: s.emailAddress,
+    dashboardUrl: s.dashboardUrl,
   };
 }
 

@@ -243,6 +243,16 @@ export function createCaptureService(
   }
 
   return {
+    /** The reply `rules` give `req`, built exactly as a capture's, but neither recorded nor counted (previews). */
+    preview(rules: CompiledRule[], req: CapturedRequest) {
+      return reply(
+        { id: '', workspaceId: '', version: 0, expiresAt: null, rules },
+        req,
+        newId(),
+        clock.now(),
+      );
+    },
+
     /** Before the body is read: does the sandbox exist, and is the sender within its limits? */
     async admit(sandboxId: string, ip: string | null): Promise<Admission> {
       const sandbox = cache.get(sandboxId, clock.now()) ?? (await load(sandboxId, clock.now()));

@@ -13,6 +13,7 @@ import * as m007 from './migrations/007_embedded_statistics.ts';
 import * as m008 from './migrations/008_message_parse_error.ts';
 import * as m009 from './migrations/009_request_is_read.ts';
 import * as m010 from './migrations/010_live_events.ts';
+import * as m011 from './migrations/011_dashboard_sessions.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '008_message_parse_error': m008,
   '009_request_is_read': m009,
   '010_live_events': m010,
+  '011_dashboard_sessions': m011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,98 @@
+// SQL for dashboard sessions (migration 011): open, find by token hash with the key and workspace behind it,
+// end one, and drop a key's expired ones.
+import type { Kysely } from 'kysely';
+import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
+
+/** The table of migration 011, which schema.ts does not list (nothing but sessions reads it). */
+interface SessionTables {
+  dashboard_sessions: SessionRow;
+}
+
+export interface SessionRow {
+  id: string;
+  token_hash: string;
+  workspace_id: string;
+  key_id: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+const sessions = (db: Kysely<Database>) => db as unknown as Kysely<Database & SessionTables>;
+
+export async function insertSession(db: Kysely<Database>, row: SessionRow): Promise<void> {
+  await sessions(db).insertInto('dashboard_sessions').values(row).execute();
+}
+
+export interface FoundSession {
+  session: SessionRow;
+  key: ApiKeyRow;
+  workspace: WorkspaceRow;
+}
+
+export async function findSessionByHash(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<FoundSession | undefined> {
+  const row = await sessions(db)
+    .selectFrom('dashboard_sessions as s')
+    .innerJoin('api_keys as k', 'k.id', 's.key_id')
+    .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
+    .select([
+      's.id as s_id',
+      's.token_hash as s_token_hash',
+      's.workspace_id as s_workspace_id',
+      's.key_id as s_key_id',
+      's.created_at as s_created_at',
+      's.expires_at as s_expires_at',
+      'w.name as w_name',
+      'w.subdomain as w_subdomain',
+      'w.created_at as w_created_at',
+    ])
+    .selectAll('k')
+    // A session can only stand for a key of its own workspace; the join says so rather than trusting the row.
+    .whereRef('k.workspace_id', '=', 's.workspace_id')
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const {
+    s_id,
+    s_token_hash,
+    s_workspace_id,
+    s_key_id,
+    s_created_at,
+    s_expires_at,
+    w_name,
+    w_subdomain,
+    w_created_at,
+    ...key
+  } = row;
+  return {
+    session: {
+      id: s_id,
+      token_hash: s_token_hash,
+      workspace_id: s_workspace_id,
+      key_id: s_key_id,
+      created_at: s_created_at,
+      expires_at: s_expires_at,
+    },
+    key,
+    workspace: { id: s_workspace_id, name: w_name, subdomain: w_subdomain, created_at: w_created_at },
+  };
+}
+
+/** Returns whether a session was there to end. */
+export async function deleteSessionByHash(db: Kysely<Database>, tokenHash: string): Promise<boolean> {
+  const res = await sessions(db)
+    .deleteFrom('dashboard_sessions')
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return res.numDeletedRows > 0n;
+}
+
+export async function deleteExpiredSessions(db: Kysely<Database>, keyId: string, now: Date): Promise<void> {
+  await sessions(db)
+    .deleteFrom('dashboard_sessions')
+    .where('key_id', '=', keyId)
+    .where('expires_at', '<=', now)
+    .execute();
+}

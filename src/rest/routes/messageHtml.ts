@@ -1,0 +1,54 @@
+// GET /sandboxes/{sandboxId}/messages/{messageId}/html: a message's HTML part for the dashboard's sandboxed
+// iframe. The CSP sandboxes it again on its own (no script, no same-origin), blocks every fetch but images
+// and fonts, and lets only this origin frame it; links open in a new tab through an injected <base>.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Core } from '../../core/core.ts';
+import { AppError } from '../../core/errors.ts';
+import { uuid } from '../../core/schemas.ts';
+import { parseInput } from '../../core/validation.ts';
+
+export const MESSAGE_HTML_CSP = [
+  'sandbox allow-popups allow-popups-to-escape-sandbox',
+  "default-src 'none'",
+  'img-src data: cid: https: http:',
+  "style-src 'unsafe-inline'",
+  'font-src data: https:',
+  "frame-ancestors 'self'",
+].join('; ');
+
+const messageParams = z.object({ sandboxId: uuid, messageId: uuid });
+
+/** Comments and a doctype may come first; anything placed before the doctype would force quirks mode. */
+const LEADING_DOCTYPE = /^\uFEFF?(?:\s|<!--[\s\S]*?-->)*<!doctype[^>]*>/i;
+
+/**
+ * Puts `<base target="_blank">` ahead of everything the mail has (after its doctype): the parser opens the
+ * head for it, the mail's own <html>/<head> tags merge into that, and being the first base with a target,
+ * it is the one that counts.
+ */
+export function withBaseTarget(html: string): string {
+  const base = '<base target="_blank">';
+  const doctype = LEADING_DOCTYPE.exec(html);
+  return doctype === null ? base + html : doctype[0] + base + html.slice(doctype[0].length);
+}
+
+export function messageHtmlRoutes(app: FastifyInstance, core: Core): void {
+  app.get('/sandboxes/:sandboxId/messages/:messageId/html', async (request, reply) => {
+    const { sandboxId, messageId } = parseInput(messageParams, request.params, 'path');
+    const message = await core.messages.get(request.principal.workspaceId, sandboxId, messageId);
+    if (message.htmlBody === null) {
+      throw new AppError(
+        'not_found',
+        'This message has no HTML part. Read its text in the message detail (textBody) or its raw source.',
+      );
+    }
+    return reply
+      .header('Content-Security-Policy', MESSAGE_HTML_CSP)
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Referrer-Policy', 'no-referrer')
+      .header('Cache-Control', 'private, no-cache')
+      .type('text/html; charset=utf-8')
+      .send(withBaseTarget(message.htmlBody));
+  });
+}
