@@ -7,7 +7,8 @@ import { bytes, fullTime } from '../../ui/time.ts';
 import { NameValueTable } from './NameValueTable.tsx';
 import { RequestBody } from './RequestBody.tsx';
 import { curlCommand, needsRawBody, rawBody } from './curl.ts';
-import { downloadText, harLog } from './har.ts';
+import { downloadText, downloadUrl } from './download.ts';
+import { harLog } from './har.ts';
 import { requestPath, type RequestDetail } from './types.ts';
 
 // Past this a curl command line is no use to paste; the raw download is the way to replay it.
@@ -88,9 +89,9 @@ export function RequestView({
               Copy as curl
             </button>
           )}
-          <a class="button" href={`/api/v1${base}/raw`} download={`${detail.id}.http`}>
+          <button type="button" onClick={() => downloadUrl(`/api/v1${base}/raw`, `${detail.id}.http`)}>
             Download raw
-          </a>
+          </button>
           <button
             type="button"
             onClick={() =>

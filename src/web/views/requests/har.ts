@@ -78,16 +78,3 @@ export function harLog(details: RequestDetail[], captureUrl: string) {
     },
   };
 }
-
-/** Saves text as a file through a temporary link to a blob URL (no server round trip). */
-export function downloadText(fileName: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // The click starts the download synchronously; revoking on the next tick keeps the URL alive for it.
-  setTimeout(() => URL.revokeObjectURL(url), 0);
-}

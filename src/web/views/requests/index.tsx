@@ -9,7 +9,8 @@ import { useSandboxContext } from '../sandboxContext.ts';
 import { useKeysetList } from '../mail/keysetList.ts';
 import { RequestList } from './RequestList.tsx';
 import { RequestView } from './RequestView.tsx';
-import { downloadText, harLog } from './har.ts';
+import { downloadText } from './download.ts';
+import { harLog } from './har.ts';
 import {
   matchesQuery,
   requestPath,
