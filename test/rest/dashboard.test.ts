@@ -3,7 +3,7 @@
 // answer, 503 when not built); a message's HTML for the sandboxed iframe; the mock rule preview, checked
 // against what the capture listener really answers; and each sandbox's dashboardUrl.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { createCore, type Core } from '../../src/core/core.ts';
 import { buildApi } from '../../src/rest/app.ts';
+import { DEFAULT_WEB_DIR } from '../../src/rest/routes/dashboard.ts';
 import { testConfig } from '../helpers/api.ts';
 import { sendRecorded } from '../helpers/captureClient.ts';
 import { testClock } from '../helpers/clock.ts';
@@ -185,6 +186,45 @@ describeEachStore('dashboard files', (getStore) => {
       assertDashboardHeaders(res.headers);
     }
   });
+
+  const realBuild = join(DEFAULT_WEB_DIR, 'manifest.json');
+  it(
+    'serves the real build (npm run build:web): every file of its manifest, the first load within 100 KB',
+    { ...T, skip: existsSync(realBuild) ? false : 'dist/web is not built here' },
+    async () => {
+      const manifest = JSON.parse(readFileSync(realBuild, 'utf8')) as {
+        js: string;
+        css: string;
+        files: Record<string, { bytes: number; gzip: number; br: number }>;
+      };
+      const { api, url } = await listen(DEFAULT_WEB_DIR);
+      try {
+        const index = await fetch(`${url}/`);
+        assert.equal(index.status, 200);
+        const html = await index.text();
+        assert.ok(html.includes(`/${manifest.js}`) && html.includes(`/${manifest.css}`));
+        assert.doesNotMatch(
+          html,
+          /<script(?![^>]*\ssrc=)[^>]*>|<style|\son[a-z]+=/i,
+          'no inline script or style',
+        );
+        let firstLoadGzip = 0;
+        for (const [path, sizes] of Object.entries(manifest.files)) {
+          const gz = await rawGet(url, `/${path}`, { 'accept-encoding': 'gzip' });
+          assert.equal(gz.status, 200, path);
+          assert.equal(gz.headers['content-encoding'], 'gzip', path);
+          assert.equal(gunzipSync(gz.body).length, sizes.bytes, path);
+          const br = await rawGet(url, `/${path}`, { 'accept-encoding': 'br' });
+          assert.equal(br.headers['content-encoding'], 'br', path);
+          assert.equal(brotliDecompressSync(br.body).length, sizes.bytes, path);
+          if (path === manifest.js || path === manifest.css) firstLoadGzip += gz.body.length;
+        }
+        assert.ok(firstLoadGzip <= 100 * 1024, `first load ${firstLoadGzip} B gzip`);
+      } finally {
+        await api.close();
+      }
+    },
+  );
 
   it('never puts the dashboard headers on the API', T, async () => {
     const res = await fetch(`${base}/api/v1/whoami`);
