@@ -899,6 +899,31 @@ export interface components {
             attachments: components["schemas"]["AttachmentInfo"][];
             /** @description Null when the whole message was parsed. Otherwise why the parsed fields (subject, from, to, bodies, headers, attachments) are incomplete or empty: header fields past the limits of a header section (20,000 lines or 2 MB; the fields that say what the message is are kept), a part that could not be decoded, or a message the parser could not read at all (then every parsed field is empty and `from` is the envelope sender). The message is stored either way, and `/raw` has every byte as received. */
             parseError: string | null;
+            otp: components["schemas"]["OtpResult"];
+            /** @description Additive. The links of the text and HTML parts with their kinds, at most 50. */
+            links: components["schemas"]["ExtractedLink"][];
+        };
+        /** @description Additive. The one-time code extracted from the subject, text and HTML, as the MCP tools return it: `code` is set only when `status` is `found` (as typed: no separators, letters upper-case); `ambiguous` leaves the choice among `candidates` to the reader. */
+        OtpResult: {
+            /** @enum {string} */
+            status: "found" | "ambiguous" | "not_found";
+            code: string | null;
+            confidence: number;
+            source: ("subject" | "text" | "html") | null;
+            context: string | null;
+            candidates: {
+                code: string;
+                confidence: number;
+                /** @enum {string} */
+                source: "subject" | "text" | "html";
+                context: string | null;
+            }[];
+        };
+        ExtractedLink: {
+            url: string;
+            text: string;
+            /** @enum {string} */
+            kind: "verify" | "reset" | "magic_login" | "unsubscribe" | "other";
         };
         RequestSummary: {
             /** Format: uuid */

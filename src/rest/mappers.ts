@@ -1,4 +1,5 @@
 // Core values to the published JSON shapes; typed against the OpenAPI-generated types so drift fails to compile.
+import { extractLinks, extractOtp, otpInputOf } from '../core/extract/index.ts';
 import type { ApiKeyView, CreatedKey, Principal } from '../core/apiKeys.ts';
 import type { MessageDetail, MessageSummary } from '../core/messages.ts';
 import type { StoredMockRule } from '../core/mocks/types.ts';
@@ -105,6 +106,9 @@ export function messageSummaryDto(m: MessageSummary): Schemas['MessageSummary'] 
   };
 }
 
+/** The detail lists at most this many links, as the MCP views do. */
+const MAX_LINKS = 50;
+
 export function messageDetailDto(m: MessageDetail): Schemas['MessageDetail'] {
   return {
     id: m.id,
@@ -120,6 +124,9 @@ export function messageDetailDto(m: MessageDetail): Schemas['MessageDetail'] {
     headers: m.headers,
     attachments: m.attachments,
     parseError: m.parseError,
+    // Read-back for people and test suites as for agents: the code and links, extracted on read.
+    otp: extractOtp(otpInputOf(m)),
+    links: extractLinks({ text: m.textBody, html: m.htmlBody }).slice(0, MAX_LINKS),
   };
 }
 

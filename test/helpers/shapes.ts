@@ -22,6 +22,8 @@ export const MESSAGE_DETAIL_KEYS = [
   'htmlBody',
   'id',
   'isRead',
+  'links',
+  'otp',
   'parseError',
   'receivedAt',
   'sizeBytes',

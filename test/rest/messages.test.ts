@@ -241,6 +241,34 @@ describeEachStore('REST messages', (getStore) => {
     return Buffer.from(await res.arrayBuffer());
   }
 
+  it('the detail carries the extracted code and links (additive otp and links)', async () => {
+    const box = await newBox();
+    const id = await send(box, {
+      from: 'app@example.test',
+      to: 'user@example.test',
+      subject: 'Your sign-in code',
+      html: '<p>Your verification code is</p><p style="font-size:28px"><b>482 913</b></p><a href="https://app.example.test/verify?t=abc">Verify email</a>',
+    });
+    const d = (await detail(box, id)) as Record<string, any>;
+    assert.equal(d.otp.status, 'found');
+    assert.equal(d.otp.code, '482913');
+    assert.equal(d.otp.source, 'html');
+    assert.ok(
+      d.links.some((l: any) => l.url === 'https://app.example.test/verify?t=abc' && l.kind === 'verify'),
+    );
+    const none = (await detail(
+      box,
+      await send(box, {
+        from: 'shop@example.test',
+        to: 'user@example.test',
+        subject: 'Receipt',
+        text: 'Order 88120934, total 42.00',
+      }),
+    )) as Record<string, any>;
+    assert.equal(none.otp.status, 'not_found');
+    assert.equal(none.otp.code, null);
+  });
+
   /** Calls an endpoint with the given headers only (no key unless given). */
   function callWith(headers: Record<string, string>, e: Endpoint): Promise<Response> {
     return fetch(`${server.apiUrl}/api/v1${e.path}`, {
