@@ -175,6 +175,8 @@ export async function signedIn(
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const path = join(RESULTS_DIR, `${name}.png`);
+  // A sticky header would be drawn mid-page in a full-page shot of a scrolled page.
+  await page.evaluate(() => (globalThis as any).scrollTo(0, 0));
   await page.screenshot({ path, fullPage: true });
   return path;
 }
