@@ -14,6 +14,7 @@ export function defaultEmbeddedDataDir(): string {
 }
 
 export interface EmbeddedEndpoints {
+  dashboardUrl: string;
   apiUrl: string;
   mcpUrl: string;
   smtp: string;
@@ -38,6 +39,7 @@ export async function writeConnectionFile(
   const lines = [
     '# sandtrap mcp --embedded: how to reach this server while the MCP host runs it.',
     `Data folder: ${dataDir}`,
+    `Dashboard: ${endpoints.dashboardUrl}/ (sign in with the API key below)`,
     `API: ${endpoints.apiUrl}/api/v1 (docs at ${endpoints.apiUrl}/api-docs)`,
     `MCP over HTTP: ${endpoints.mcpUrl}`,
     `SMTP (STARTTLS, username = sandbox id): ${endpoints.smtp}`,

@@ -28,9 +28,12 @@ async function serve(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, { logger });
+  process.stdout.write(`Dashboard: ${server.core.endpoints.dashboardBaseUrl}/\n`);
   if (server.firstKey !== undefined) {
     process.stdout.write(`API key: ${server.firstKey}\n`);
-    process.stdout.write('Keep it: it is shown only this once. Try: curl -H "Authorization: Bearer <key>" ');
+    process.stdout.write(
+      'Keep it: it is shown only this once. Paste it into the dashboard to sign in, or try: curl -H "Authorization: Bearer <key>" ',
+    );
     const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
     process.stdout.write(`http://${host}:${server.ports.api}/api/v1/whoami\n`);
   }

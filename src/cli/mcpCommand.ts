@@ -25,6 +25,7 @@ async function embeddedBackend(): Promise<{ backend: McpBackend; close: () => Pr
   const { path, key } = await writeConnectionFile(
     config.dataDir,
     {
+      dashboardUrl: server.core.endpoints.dashboardBaseUrl,
       apiUrl,
       mcpUrl: `${apiUrl}/mcp`,
       smtp: `127.0.0.1:${server.ports.smtp}`,

@@ -37,6 +37,8 @@ export interface RequestWaitFilter {
 }
 
 export interface McpBackend {
+  /** The sandbox's dashboard page, the base of its emails' and requests' pages (`<base>/messages/<id>`). */
+  sandboxDashboardUrl(id: string): Promise<string>;
   createSandbox(input: CreateSandboxInput): Promise<Sandbox>;
   getSandbox(id: string): Promise<Sandbox>;
   listSandboxes(query: { limit?: number; cursor?: string; q?: string }): Promise<Page<Sandbox>>;
@@ -63,6 +65,7 @@ export interface McpBackend {
 export function inProcessBackend(core: Core, principal: { workspaceId: string; keyId: string }): McpBackend {
   const ws = principal.workspaceId;
   return {
+    sandboxDashboardUrl: async (id) => `${core.endpoints.dashboardBaseUrl}/s/${id}`,
     createSandbox: (input) => core.sandboxes.create(ws, input),
     getSandbox: (id) => core.sandboxes.get(ws, id),
     listSandboxes: (query) => core.sandboxes.list(ws, query),

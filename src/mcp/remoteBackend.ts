@@ -137,7 +137,18 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
   const reach = reachFor(client.serverUrl);
   const path = (id: string) => ({ params: { path: { id } } });
   const sb = (sandboxId: string) => ({ sandboxId });
-  return {
+  // The server knows its public URL (PUBLIC_URL); a sandbox's page is asked for once and kept.
+  const dashboardUrls = new Map<string, Promise<string>>();
+  const backend: McpBackend = {
+    sandboxDashboardUrl(id) {
+      let url = dashboardUrls.get(id);
+      if (url === undefined) {
+        url = backend.getSandbox(id).then((s) => s.dashboardUrl);
+        url.catch(() => dashboardUrls.delete(id));
+        dashboardUrls.set(id, url);
+      }
+      return url;
+    },
     async createSandbox(input) {
       const body = {
         name: input.name,
@@ -240,4 +251,5 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
       return { status: 'found', item, ...waitReport<RequestMiss>(res.response) };
     },
   };
+  return backend;
 }

@@ -26,6 +26,7 @@ export const sandboxSummarySchema = z.object({
   expires_at: nullableString,
   created_at: z.string(),
   tags: z.record(z.string(), z.string()),
+  dashboard_url: z.string().describe('The sandbox in the dashboard, for a person to look at.'),
 });
 
 export const mockRuleSchema = z.object({
@@ -56,6 +57,7 @@ export function sandboxSummaryView(s: Sandbox): z.infer<typeof sandboxSummarySch
     expires_at: isoOrNull(s.expiresAt),
     created_at: iso(s.createdAt),
     tags: s.tags,
+    dashboard_url: s.dashboardUrl,
   };
 }
 
@@ -87,9 +89,11 @@ export const emailSummarySchema = z.object({
   preview: nullableString,
   is_read: z.boolean(),
   attachment_count: z.number(),
+  dashboard_url: z.string(),
 });
 
-export function emailSummaryView(m: MessageSummary): z.infer<typeof emailSummarySchema> {
+/** `sandboxUrl` is the sandbox's dashboard page (McpBackend.sandboxDashboardUrl). */
+export function emailSummaryView(m: MessageSummary, sandboxUrl: string): z.infer<typeof emailSummarySchema> {
   return {
     id: m.id,
     subject: m.subject,
@@ -100,6 +104,7 @@ export function emailSummaryView(m: MessageSummary): z.infer<typeof emailSummary
     preview: m.preview,
     is_read: m.isRead,
     attachment_count: m.attachmentCount,
+    dashboard_url: `${sandboxUrl}/messages/${m.id}`,
   };
 }
 
@@ -143,7 +148,7 @@ export const emailSchema = emailSummarySchema.omit({ preview: true, attachment_c
 });
 
 /** An email with its one-time code and links already extracted, so the agent needs no second call. */
-export function emailView(m: MessageDetail): z.infer<typeof emailSchema> {
+export function emailView(m: MessageDetail, sandboxUrl: string): z.infer<typeof emailSchema> {
   const otp = extractOtp(otpInputOf(m));
   // HTML-only mail still gets readable text: agents read `text`, not markup.
   const text = m.textBody ?? (m.htmlBody === null ? null : htmlToPlainText(m.htmlBody));
@@ -155,6 +160,7 @@ export function emailView(m: MessageDetail): z.infer<typeof emailSchema> {
     captured_for: m.capturedFor,
     received_at: iso(m.receivedAt),
     is_read: m.isRead,
+    dashboard_url: `${sandboxUrl}/messages/${m.id}`,
     text: cut(text),
     has_html: m.htmlBody !== null,
     // Set when the mail could not be read whole: fields may be empty; the raw source is always kept.
@@ -188,9 +194,13 @@ export const requestSummarySchema = z.object({
   received_at: z.string(),
   size_bytes: z.number(),
   is_read: z.boolean(),
+  dashboard_url: z.string(),
 });
 
-export function requestSummaryView(r: RequestSummary): z.infer<typeof requestSummarySchema> {
+export function requestSummaryView(
+  r: RequestSummary,
+  sandboxUrl: string,
+): z.infer<typeof requestSummarySchema> {
   return {
     id: r.id,
     method: r.method,
@@ -202,6 +212,7 @@ export function requestSummaryView(r: RequestSummary): z.infer<typeof requestSum
     received_at: iso(r.receivedAt),
     size_bytes: r.sizeBytes,
     is_read: r.isRead,
+    dashboard_url: `${sandboxUrl}/requests/${r.id}`,
   };
 }
 
@@ -227,9 +238,9 @@ export const requestSchema = requestSummarySchema.extend({
   ),
 });
 
-export function requestView(r: RequestDetail): z.infer<typeof requestSchema> {
+export function requestView(r: RequestDetail, sandboxUrl: string): z.infer<typeof requestSchema> {
   return {
-    ...requestSummaryView(r),
+    ...requestSummaryView(r, sandboxUrl),
     headers: r.headers,
     query_params: r.queryParams,
     form: r.form,

@@ -165,27 +165,38 @@ describeEachStore('MCP tool contract', (getStore) => {
     }
   });
 
-  it('an HTML-only email carries text made from its HTML in get_email and wait_for_email', T, async () => {
-    const sb = await ok('create_sandbox', {});
-    await sendMail(server.ports.smtp, sb, {
-      from: 'Acme <no-reply@acme.test>',
-      to: sb.email_address,
-      subject: 'Welcome aboard',
-      html: '<table><tr><td><h1>Hello&nbsp;there</h1><p>Your <b>access code</b> is below.</p></td></tr><tr><td style="font-size:28px">551 204</td></tr></table>',
-    });
-    const waited = await ok('wait_for_email', { sandbox_id: sb.sandbox_id, timeout_seconds: 10 });
-    assert.equal(waited.status, 'received');
-    for (const email of [
-      waited.email,
-      (await ok('get_email', { sandbox_id: sb.sandbox_id, email_id: waited.email.id })).email,
-    ]) {
-      assert.equal(email.has_html, true);
-      assert.equal(typeof email.text, 'string');
-      assert.match(email.text, /Hello there/);
-      assert.match(email.text, /access code/);
-      assert.doesNotMatch(email.text, /<[a-z]/i, 'no markup in text');
-    }
-  });
+  it(
+    'an HTML-only email carries text made from its HTML, and every result its dashboard_url',
+    T,
+    async () => {
+      const sb = await ok('create_sandbox', {});
+      await sendMail(server.ports.smtp, sb, {
+        from: 'Acme <no-reply@acme.test>',
+        to: sb.email_address,
+        subject: 'Welcome aboard',
+        html: '<table><tr><td><h1>Hello&nbsp;there</h1><p>Your <b>access code</b> is below.</p></td></tr><tr><td style="font-size:28px">551 204</td></tr></table>',
+      });
+      const waited = await ok('wait_for_email', { sandbox_id: sb.sandbox_id, timeout_seconds: 10 });
+      assert.equal(waited.status, 'received');
+      // A person can be handed the exact view: the sandbox's page, and the mail's page under it.
+      assert.equal(sb.dashboard_url, `${server.apiUrl}/s/${sb.sandbox_id}`);
+      assert.equal(waited.email.dashboard_url, `${sb.dashboard_url}/messages/${waited.email.id}`);
+      const listed = await ok('list_emails', { sandbox_id: sb.sandbox_id });
+      assert.equal(listed.emails[0].dashboard_url, waited.email.dashboard_url);
+      const page = await fetch(waited.email.dashboard_url);
+      assert.equal(page.status, 200, 'the deep link serves the dashboard');
+      for (const email of [
+        waited.email,
+        (await ok('get_email', { sandbox_id: sb.sandbox_id, email_id: waited.email.id })).email,
+      ]) {
+        assert.equal(email.has_html, true);
+        assert.equal(typeof email.text, 'string');
+        assert.match(email.text, /Hello there/);
+        assert.match(email.text, /access code/);
+        assert.doesNotMatch(email.text, /<[a-z]/i, 'no markup in text');
+      }
+    },
+  );
 
   it('speaks one error vocabulary: SDK argument checks, tool refusals and core errors alike', T, async () => {
     const sb = await ok('create_sandbox', {});

@@ -17,7 +17,10 @@ export const getEmail = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: ID_NAMES,
   async handler(args, { backend }) {
-    const email = emailView(await backend.getEmail(args.sandbox_id, args.email_id));
+    const email = emailView(
+      await backend.getEmail(args.sandbox_id, args.email_id),
+      await backend.sandboxDashboardUrl(args.sandbox_id),
+    );
     return {
       email,
       hint: email.otp.code === null ? 'No code found; see links and text.' : `The code is ${email.otp.code}.`,

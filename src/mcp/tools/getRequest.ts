@@ -19,7 +19,10 @@ export const getRequest = defineTool({
   coreNames: ID_NAMES,
   async handler(args, { backend }) {
     return {
-      request: requestView(await backend.getRequest(args.sandbox_id, args.request_id)),
+      request: requestView(
+        await backend.getRequest(args.sandbox_id, args.request_id),
+        await backend.sandboxDashboardUrl(args.sandbox_id),
+      ),
       hint: 'extract_from_body pulls values out of it.',
     };
   },

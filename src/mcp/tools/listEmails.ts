@@ -27,12 +27,13 @@ export const listEmails = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(EMAIL_LIST_ARGS) },
   async handler(args, { backend }) {
+    const sandboxUrl = await backend.sandboxDashboardUrl(args.sandbox_id);
     const page = await backend.listEmails(args.sandbox_id, {
       ...toCore(args, EMAIL_LIST_ARGS),
       isRead: args.unread_only === true ? false : undefined,
     });
     return {
-      emails: page.items.map(emailSummaryView),
+      emails: page.items.map((m) => emailSummaryView(m, sandboxUrl)),
       next_cursor: page.nextCursor,
       hint:
         page.items.length === 0

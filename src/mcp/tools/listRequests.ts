@@ -23,12 +23,13 @@ export const listRequests = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(PAGE_ARGS) },
   async handler(args, { backend }) {
+    const sandboxUrl = await backend.sandboxDashboardUrl(args.sandbox_id);
     const page = await backend.listRequests(args.sandbox_id, {
       ...toCore(args, PAGE_ARGS),
       isRead: args.unread_only === true ? false : undefined,
     });
     return {
-      requests: page.items.map(requestSummaryView),
+      requests: page.items.map((r) => requestSummaryView(r, sandboxUrl)),
       next_cursor: page.nextCursor,
       hint:
         page.items.length === 0

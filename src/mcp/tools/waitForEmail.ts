@@ -77,7 +77,7 @@ export const waitForEmail = defineTool({
               : 'Nothing arrived. Check the app sent to this sandbox (email_address or the SMTP settings), then wait again.',
       };
     }
-    const email = emailView(result.item);
+    const email = emailView(result.item, await ctx.backend.sandboxDashboardUrl(args.sandbox_id));
     return {
       status: 'received' as const,
       email,

@@ -76,7 +76,7 @@ export const waitForRequest = defineTool({
               : 'Nothing arrived. Check the app sends to the capture_url of this sandbox, then wait again.',
       };
     }
-    const request = requestView(result.item);
+    const request = requestView(result.item, await ctx.backend.sandboxDashboardUrl(args.sandbox_id));
     return {
       status: 'received' as const,
       request,
