@@ -305,6 +305,16 @@ describeEachStore('dashboard API', (getStore) => {
     assert.ok(body.includes('<a href="https://example.com/verify">verify</a>'));
   });
 
+  it('makes a meta refresh inert, so the frame never navigates to what the mail names', T, async () => {
+    const id = await mail({
+      subject: 'refresh',
+      html: '<html><head><META HTTP-EQUIV="Refresh" content="0; url=https://tracker.example/x"></head><body>hi</body></html>',
+    });
+    const body = await (await ws.api(`/sandboxes/${sandbox.id}/messages/${id}/html`)).text();
+    assert.doesNotMatch(body, /(?<!data-sandtrap-)http-equiv/i);
+    assert.ok(body.includes('data-sandtrap-http-equiv="Refresh"'), body);
+  });
+
   it('puts <base> first in HTML without a doctype, and answers 404 for a mail without HTML', T, async () => {
     const id = await mail({
       subject: 'fragment',

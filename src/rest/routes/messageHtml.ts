@@ -33,6 +33,15 @@ export function withBaseTarget(html: string): string {
   return doctype === null ? base + html : doctype[0] + base + html.slice(doctype[0].length);
 }
 
+/**
+ * A sandboxed frame still obeys `<meta http-equiv="refresh">` and navigates itself, fetching whatever the mail
+ * names; no CSP directive stops that. Renaming the attribute everywhere (one linear pass; a mail's text that
+ * happens to say "http-equiv" shows renamed) leaves every meta tag inert.
+ */
+export function withoutHttpEquiv(html: string): string {
+  return html.replace(/http-equiv/gi, 'data-sandtrap-http-equiv');
+}
+
 export function messageHtmlRoutes(app: FastifyInstance, core: Core): void {
   app.get('/sandboxes/:sandboxId/messages/:messageId/html', async (request, reply) => {
     const { sandboxId, messageId } = parseInput(messageParams, request.params, 'path');
@@ -49,6 +58,6 @@ export function messageHtmlRoutes(app: FastifyInstance, core: Core): void {
       .header('Referrer-Policy', 'no-referrer')
       .header('Cache-Control', 'private, no-cache')
       .type('text/html; charset=utf-8')
-      .send(withBaseTarget(message.htmlBody));
+      .send(withBaseTarget(withoutHttpEquiv(message.htmlBody)));
   });
 }

@@ -1,4 +1,4 @@
-// A button copying a value to the clipboard, named "Copy <label>", saying "Copied" for a moment after.
+// A button copying a value to the clipboard, named "Copy <label>", with a "Copied" note beside it for a moment after.
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 export function CopyButton({ value, label, text }: { value: string; label: string; text?: string }) {
@@ -15,13 +15,17 @@ export function CopyButton({ value, label, text }: { value: string; label: strin
     clearTimeout(timer.current);
     timer.current = setTimeout(() => setState('idle'), 1500);
   };
+  // The button's text never changes, so its visible text stays part of its name ("Copy password"); the
+  // outcome is a note beside it that screen readers hear as a status.
   return (
-    <button type="button" class="copy" aria-label={`Copy ${label}`} onClick={copy}>
-      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy' : (text ?? 'Copy')}
-      <span class="visually-hidden" role="status">
-        {state === 'copied' ? `${label} copied` : ''}
+    <>
+      <button type="button" class="copy" aria-label={`Copy ${label}`} onClick={copy}>
+        {text ?? 'Copy'}
+      </button>
+      <span class="copy-note" role="status">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy' : ''}
       </span>
-    </button>
+    </>
   );
 }
 

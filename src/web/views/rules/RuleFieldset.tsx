@@ -132,7 +132,12 @@ export function RuleFieldset({
           type="checkbox"
           {...aria('isFallback')}
           checked={draft.isFallback}
-          onChange={(e) => set({ isFallback: e.currentTarget.checked })}
+          // A fallback answers what no other rule matched, so it takes no method or pattern of its own.
+          onChange={(e) =>
+            set(
+              e.currentTarget.checked ? { isFallback: true, method: '', pattern: '' } : { isFallback: false },
+            )
+          }
         />
         <label for={id('isFallback')}>Fallback</label>
         <span class="hint">answers when no other rule matches (method and pattern must be any)</span>
