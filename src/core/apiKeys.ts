@@ -30,6 +30,20 @@ export interface Principal {
   label: string;
 }
 
+/** Who a key acts for: the same whether it was presented itself or stands behind a dashboard session. */
+export function principalOf(
+  workspace: { id: string; name: string },
+  key: { id: string; prefix: string; label: string },
+): Principal {
+  return {
+    workspaceId: workspace.id,
+    workspaceName: workspace.name,
+    keyId: key.id,
+    keyPrefix: key.prefix,
+    label: key.label,
+  };
+}
+
 export type AuthResult =
   | { ok: true; principal: Principal }
   | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' };
@@ -131,16 +145,7 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock) {
       if (key.last_used_at === null || now.getTime() - key.last_used_at.getTime() >= TOUCH_INTERVAL_MS) {
         await touchApiKey(db, key.id, now, ip);
       }
-      return {
-        ok: true,
-        principal: {
-          workspaceId: workspace.id,
-          workspaceName: workspace.name,
-          keyId: key.id,
-          keyPrefix: key.prefix,
-          label: key.label,
-        },
-      };
+      return { ok: true, principal: principalOf(workspace, key) };
     },
 
     create(workspaceId: string, input: CreateKeyInput): Promise<CreatedKey> {

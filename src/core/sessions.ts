@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ApiKeyService, AuthResult, Principal } from './apiKeys.ts';
-import { findKeyByPlainText } from './apiKeys.ts';
+import { findKeyByPlainText, principalOf } from './apiKeys.ts';
 import type { Clock } from './clock.ts';
 import { newId } from './random.ts';
 import {
@@ -90,13 +90,7 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, apiKeys
       }
       return {
         ok: true,
-        principal: {
-          workspaceId: workspace.id,
-          workspaceName: workspace.name,
-          keyId: key.id,
-          keyPrefix: key.prefix,
-          label: key.label,
-        },
+        principal: principalOf(workspace, key),
         session: {
           workspaceId: workspace.id,
           keyId: key.id,
