@@ -4,10 +4,18 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer, { type SendMailOptions } from 'nodemailer';
+import { after, before } from 'node:test';
+import type { SendMailOptions } from 'nodemailer';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import type { components } from '../../openapi/schema.d.ts';
-import { NODE_BIN, REPO_ROOT, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { sandboxTransport } from '../helpers/mail.ts';
+import {
+  cleanupProcesses,
+  NODE_BIN,
+  REPO_ROOT,
+  startServerProcess,
+  type ServerProcess,
+} from '../helpers/process.ts';
 
 export type Sandbox = components['schemas']['Sandbox'];
 
@@ -97,16 +105,7 @@ export async function startHarness(): Promise<Harness> {
     json,
     createSandbox: (name, extra = {}) => json('POST', '/sandboxes', { name, ...extra }),
     async sendMail(sandbox, ...mails) {
-      const transport = nodemailer.createTransport({
-        host: '127.0.0.1',
-        port: server.ports.smtp,
-        secure: false,
-        requireTLS: true,
-        tls: { rejectUnauthorized: false },
-        auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
-        pool: true,
-        maxMessages: Infinity,
-      });
+      const transport = sandboxTransport(server.ports.smtp, sandbox, { pool: true, maxMessages: Infinity });
       try {
         for (const mail of mails) {
           await transport.sendMail({ from: 'app@example.com', to: sandbox.emailAddress, ...mail });
@@ -120,6 +119,44 @@ export async function startHarness(): Promise<Harness> {
       await browser.close().catch(() => undefined);
       await server.stop().catch(() => undefined);
     },
+  };
+}
+
+/**
+ * Registers the suite's before hook (startHarness) and after hook (close, then any leftover processes), and
+ * returns a Harness that reads through to the running one, so tests and later hooks use it as they would the
+ * harness itself. Hooks the suite registers after this call run with the harness already started.
+ */
+export function useDashboard(): Harness {
+  let current: Harness | undefined;
+  const live = () => current ?? assert.fail('the dashboard is not started: use it inside a test or hook');
+  before(async () => {
+    current = await startHarness();
+  });
+  after(async () => {
+    await current?.close();
+    current = undefined;
+    await cleanupProcesses();
+  });
+  return {
+    get server() {
+      return live().server;
+    },
+    get browser() {
+      return live().browser;
+    },
+    get apiKey() {
+      return live().apiKey;
+    },
+    get origin() {
+      return live().origin;
+    },
+    api: (path, init) => live().api(path, init),
+    json: (method, path, body) => live().json(method, path, body),
+    createSandbox: (name, extra) => live().createSandbox(name, extra),
+    sendMail: (sandbox, ...mails) => live().sendMail(sandbox, ...mails),
+    capture: (sandbox, path, init) => live().capture(sandbox, path, init),
+    close: () => live().close(),
   };
 }
 

@@ -2,18 +2,10 @@
 // message view's tabs, the extracted code, keyboard use, deep links after a reload, and hostile HTML that
 // must run no script and make no request from its sandboxed iframe.
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import { after, before, describe, test } from 'node:test';
-import { cleanupProcesses } from '../helpers/process.ts';
-import {
-  axe,
-  eventually,
-  screenshot,
-  signedIn,
-  startHarness,
-  type Harness,
-  type Sandbox,
-} from './helpers.ts';
+import type { Locator, Page } from 'playwright-core';
+import { before, describe, test } from 'node:test';
+import { axe, eventually, screenshot, signedIn, useDashboard } from './helpers.ts';
+import type { Harness, Sandbox } from './helpers.ts';
 
 // A 1x1 PNG, so the Attachments tab has an image to show as a thumbnail.
 const PIXEL_PNG = Buffer.from(
@@ -25,6 +17,23 @@ async function messageIds(h: Harness, sandbox: Sandbox): Promise<{ id: string; s
   return (await h.json('GET', `/sandboxes/${sandbox.id}/messages`)).items;
 }
 
+/** A signed-in page on the sandbox's mail list, once a message whose name matches `shown` is listed. */
+async function openMailList(h: Harness, sandbox: Sandbox, shown: RegExp) {
+  const session = await signedIn(h);
+  await session.page.goto(`${h.origin}/s/${sandbox.id}`);
+  const list = session.page.getByRole('list', { name: 'Messages' });
+  await list.getByRole('link', { name: shown }).waitFor();
+  return { ...session, list };
+}
+
+/** A signed-in page on one message's view (its deep link), once `heading` shows. */
+async function openMessage(h: Harness, sandbox: Sandbox, messageId: string, heading: string) {
+  const session = await signedIn(h);
+  await session.page.goto(`${h.origin}/s/${sandbox.id}/messages/${messageId}`);
+  await session.page.getByRole('heading', { name: heading }).waitFor();
+  return session;
+}
+
 async function favicon(page: Page): Promise<string> {
   return page.evaluate(
     () => (globalThis as any).document.querySelector('link[rel~="icon"]')?.getAttribute('href') ?? '',
@@ -32,15 +41,7 @@ async function favicon(page: Page): Promise<string> {
 }
 
 describe('dashboard mail', () => {
-  let h: Harness;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-    await cleanupProcesses();
-  });
+  const h = useDashboard();
 
   test('a mail sent by SMTP while the page is open appears without a reload, marked unread, with the count in title and favicon', async () => {
     const sandbox = await h.createSandbox('live mail');
@@ -111,18 +112,8 @@ describe('dashboard mail', () => {
       assert.ok(message);
     });
 
-    async function openMessage() {
-      const session = await signedIn(h);
-      await session.page.goto(`${h.origin}/s/${sandbox.id}/messages/${message.id}`);
-      await session.page.getByRole('heading', { name: 'Your sign-in code' }).waitFor();
-      return session;
-    }
-
     test('keyboard: / focuses search, j moves into the list, Enter opens, Esc goes back', async () => {
-      const { context, page } = await signedIn(h);
-      await page.goto(`${h.origin}/s/${sandbox.id}`);
-      const list = page.getByRole('list', { name: 'Messages' });
-      await list.getByRole('link', { name: /Your sign-in code/ }).waitFor();
+      const { context, page, list } = await openMailList(h, sandbox, /Your sign-in code/);
       await page.keyboard.press('/');
       assert.equal(
         await page.evaluate(
@@ -142,7 +133,7 @@ describe('dashboard mail', () => {
     });
 
     test('the extracted code is shown under the label "Code" with a copy button', async () => {
-      const { context, page } = await openMessage();
+      const { context, page } = await openMessage(h, sandbox, message.id, 'Your sign-in code');
       const code = page.getByLabel('Code', { exact: true });
       await code.waitFor({ timeout: 5_000 });
       assert.match(await code.innerText(), /482913/);
@@ -153,13 +144,17 @@ describe('dashboard mail', () => {
     });
 
     test('every tab: HTML with widths, Text, HTML source, Headers with a filter, Raw, Links, Attachments', async () => {
-      const { context, page } = await openMessage();
-      const tab = (name: string) => page.getByRole('tab', { name, exact: true });
-      await tab('HTML').click();
+      const { context, page } = await openMessage(h, sandbox, message.id, 'Your sign-in code');
+      const panel = (name: string) => page.getByRole('tabpanel', { name, exact: true });
+      /** Opens tab `name`, waits for what `shows` looks for, then saves a screenshot and runs axe-core. */
+      const visit = async (name: string, shot: string, shows: (panel: Locator) => Promise<unknown>) => {
+        await page.getByRole('tab', { name, exact: true }).click();
+        await shows(panel(name));
+        await screenshot(page, shot);
+        await axe(page, `message ${name} tab`);
+      };
       const frame = page.frameLocator('iframe[title="Message HTML"]');
-      await frame.getByText('482913').first().waitFor();
-      await screenshot(page, 'message-html');
-      await axe(page, 'message HTML tab');
+      await visit('HTML', 'message-html', () => frame.getByText('482913').first().waitFor());
       for (const [width, max] of [
         ['Phone', 500],
         ['Tablet', 900],
@@ -173,56 +168,39 @@ describe('dashboard mail', () => {
       await screenshot(page, 'message-html-tablet');
       await page.getByRole('button', { name: 'Full', exact: true }).click();
 
-      await tab('Text').click();
-      const panel = (name: string) => page.getByRole('tabpanel', { name, exact: true });
-      await panel('Text')
-        .getByText('Open https://example.com/verify?c=482913 to finish.', { exact: false })
-        .waitFor();
-      await screenshot(page, 'message-text');
-      await axe(page, 'message Text tab');
-
-      await tab('HTML source').click();
-      await panel('HTML source').getByText('<b>482913</b>', { exact: false }).first().waitFor();
-      await screenshot(page, 'message-html-source');
-      await axe(page, 'message HTML source tab');
-
-      await tab('Headers').click();
-      await panel('Headers').getByText('trace-77').first().waitFor();
-      await page.getByLabel('Filter headers').fill('x-trace');
-      await eventually('only the X-Trace-Id header left', async () => {
-        const visible = await panel('Headers').getByRole('row').allInnerTexts();
-        return visible.some((r) => r.includes('trace-77')) && !visible.some((r) => /Subject/i.test(r));
-      });
-      await screenshot(page, 'message-headers');
-      await axe(page, 'message Headers tab');
-
-      await tab('Raw').click();
-      await panel('Raw').getByText('X-Trace-Id: trace-77', { exact: false }).first().waitFor();
-      await screenshot(page, 'message-raw');
-      await axe(page, 'message Raw tab');
-
-      await tab('Links').click();
-      await panel('Links')
-        .getByText('https://example.com/verify?c=482913', { exact: false })
-        .first()
-        .waitFor();
-      await screenshot(page, 'message-links');
-      await axe(page, 'message Links tab');
-
-      await tab('Attachments').click();
-      const thumb = panel('Attachments').locator('img[src*="/attachments/"]');
-      await thumb.first().waitFor();
-      await eventually('the thumbnail loads', () =>
-        thumb.first().evaluate((img: any) => img.complete && img.naturalWidth === 1),
+      await visit('Text', 'message-text', (p) =>
+        p.getByText('Open https://example.com/verify?c=482913 to finish.', { exact: false }).waitFor(),
       );
-      await panel('Attachments').getByText('pixel.png').first().waitFor();
-      await screenshot(page, 'message-attachments');
-      await axe(page, 'message Attachments tab');
+      await visit('HTML source', 'message-html-source', (p) =>
+        p.getByText('<b>482913</b>', { exact: false }).first().waitFor(),
+      );
+      await visit('Headers', 'message-headers', async (p) => {
+        await p.getByText('trace-77').first().waitFor();
+        await page.getByLabel('Filter headers').fill('x-trace');
+        await eventually('only the X-Trace-Id header left', async () => {
+          const visible = await p.getByRole('row').allInnerTexts();
+          return visible.some((r) => r.includes('trace-77')) && !visible.some((r) => /Subject/i.test(r));
+        });
+      });
+      await visit('Raw', 'message-raw', (p) =>
+        p.getByText('X-Trace-Id: trace-77', { exact: false }).first().waitFor(),
+      );
+      await visit('Links', 'message-links', (p) =>
+        p.getByText('https://example.com/verify?c=482913', { exact: false }).first().waitFor(),
+      );
+      await visit('Attachments', 'message-attachments', async (p) => {
+        const thumb = p.locator('img[src*="/attachments/"]');
+        await thumb.first().waitFor();
+        await eventually('the thumbnail loads', () =>
+          thumb.first().evaluate((img: any) => img.complete && img.naturalWidth === 1),
+        );
+        await p.getByText('pixel.png').first().waitFor();
+      });
       await context.close();
     });
 
     test('deep link: the message view survives a reload and opens in a fresh tab', async () => {
-      const { context, page } = await openMessage();
+      const { context, page } = await openMessage(h, sandbox, message.id, 'Your sign-in code');
       await page.reload();
       await page.getByRole('heading', { name: 'Your sign-in code' }).waitFor();
       const fresh = await context.newPage();
@@ -232,7 +210,7 @@ describe('dashboard mail', () => {
     });
 
     test('Mark unread, Mark read, Delete', async () => {
-      const { context, page } = await openMessage();
+      const { context, page } = await openMessage(h, sandbox, message.id, 'Your sign-in code');
       await page.getByRole('button', { name: 'Mark unread' }).click();
       await eventually('the message is unread', async () => {
         const m = await h.json('GET', `/sandboxes/${sandbox.id}/messages/${message.id}`);
@@ -260,10 +238,7 @@ describe('dashboard mail', () => {
     const sandbox = await h.createSandbox('search and clear');
     await h.sendMail(sandbox, { subject: 'Invoice 12', text: 'paid' });
     await h.sendMail(sandbox, { subject: 'Password reset', text: 'reset' });
-    const { context, page } = await signedIn(h);
-    await page.goto(`${h.origin}/s/${sandbox.id}`);
-    const list = page.getByRole('list', { name: 'Messages' });
-    await list.getByRole('link', { name: /Invoice 12/ }).waitFor();
+    const { context, page, list } = await openMailList(h, sandbox, /Invoice 12/);
     await page.getByLabel('Search mail').fill('Password');
     await eventually('only the matching mail listed', async () => {
       const names = await list.getByRole('link').allInnerTexts();
@@ -293,10 +268,7 @@ describe('dashboard mail', () => {
         text: `n ${i}`,
       })),
     );
-    const { context, page } = await signedIn(h);
-    await page.goto(`${h.origin}/s/${sandbox.id}`);
-    const list = page.getByRole('list', { name: 'Messages' });
-    await list.getByRole('link', { name: /Bulk 119/ }).waitFor();
+    const { context, page, list } = await openMailList(h, sandbox, /Bulk 119/);
     const oldest = list.getByRole('link', { name: /Bulk 000/ });
     await eventually(
       'the oldest mail after scrolling',
@@ -317,15 +289,7 @@ describe('dashboard mail', () => {
 });
 
 describe('dashboard mail: hostile HTML', () => {
-  let h: Harness;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-    await cleanupProcesses();
-  });
+  const h = useDashboard();
 
   test('renders in an iframe sandboxed without allow-scripts; <script>, onerror= and javascript: links make no request and open no dialog', async () => {
     const victim = await h.createSandbox('hostile mail');
@@ -344,9 +308,12 @@ describe('dashboard mail: hostile HTML', () => {
     const [message] = await messageIds(h, victim);
     assert.ok(message);
 
-    const { context, page, requests, dialogs } = await signedIn(h);
-    await page.goto(`${h.origin}/s/${victim.id}/messages/${message.id}`);
-    await page.getByRole('heading', { name: 'Hostile newsletter' }).waitFor();
+    const { context, page, requests, dialogs } = await openMessage(
+      h,
+      victim,
+      message.id,
+      'Hostile newsletter',
+    );
     await page.getByRole('tab', { name: 'HTML', exact: true }).click();
     const iframe = page.locator('iframe[title="Message HTML"]');
     await iframe.waitFor();

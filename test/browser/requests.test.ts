@@ -4,19 +4,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { sendCapture } from '../helpers/captureClient.ts';
-import { cleanupProcesses } from '../helpers/process.ts';
-import {
-  axe,
-  eventually,
-  screenshot,
-  signedIn,
-  startHarness,
-  type Harness,
-  type Sandbox,
-} from './helpers.ts';
+import { axe, eventually, screenshot, signedIn, useDashboard } from './helpers.ts';
+import type { Harness, Sandbox } from './helpers.ts';
 
 const JSON_BODY = '{"order":{"id":7,"items":["tea","milk"]}}';
 
@@ -36,18 +28,13 @@ async function tableRows(page: Page, caption: string): Promise<string[][]> {
 }
 
 describe('dashboard requests', () => {
-  let h: Harness;
+  const h = useDashboard();
   let sandbox: Sandbox;
   let capturePath: string;
 
   before(async () => {
-    h = await startHarness();
     sandbox = await h.createSandbox('webhooks');
     capturePath = new URL(sandbox.captureUrl).pathname.replace(/\/$/, '');
-  });
-  after(async () => {
-    await h?.close();
-    await cleanupProcesses();
   });
 
   test('a capture appears live; its view shows query, headers as sent and the JSON body pretty-printed', async () => {

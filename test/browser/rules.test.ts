@@ -1,20 +1,11 @@
 // The Rules tab in Chromium: add rules, a validation error from the API shown on the field it names, fix and
 // save, reorder, preview which rule answers, and the saved rules answering real captures.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { cleanupProcesses } from '../helpers/process.ts';
-import { axe, eventually, screenshot, signedIn, startHarness, type Harness } from './helpers.ts';
+import { describe, test } from 'node:test';
+import { axe, eventually, screenshot, signedIn, useDashboard } from './helpers.ts';
 
 describe('dashboard mock rules', () => {
-  let h: Harness;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-    await cleanupProcesses();
-  });
+  const h = useDashboard();
 
   test('edit, see the API error on its field, save, reorder, preview; captures get the saved answers', async () => {
     const sandbox = await h.createSandbox('mocked api');

@@ -2,20 +2,11 @@
 // settings with copy buttons and snippets, rename, tags, reset secret, delete; phone width and dark mode,
 // each view checked with axe-core and saved as a screenshot.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { cleanupProcesses } from '../helpers/process.ts';
-import { axe, eventually, screenshot, signedIn, startHarness, type Harness } from './helpers.ts';
+import { describe, test } from 'node:test';
+import { axe, eventually, screenshot, signedIn, useDashboard } from './helpers.ts';
 
 describe('dashboard sandboxes and setup', () => {
-  let h: Harness;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-    await cleanupProcesses();
-  });
+  const h = useDashboard();
 
   test('search, create with the form, setup with copy buttons and snippets, rename, tags, reset secret, delete', async () => {
     await h.createSandbox('billing service', { tags: { team: 'pay' } });

@@ -4,22 +4,13 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { cleanupProcesses } from '../helpers/process.ts';
-import { axe, newContext, screenshot, signIn, signedIn, startHarness, type Harness } from './helpers.ts';
+import { axe, newContext, screenshot, signIn, signedIn, useDashboard } from './helpers.ts';
 
 const COOKIE = 'sandtrap_session';
 const SESSION_HOURS = 12;
 
 describe('dashboard sign-in and sign-out', () => {
-  let h: Harness;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => {
-    await h?.close();
-    await cleanupProcesses();
-  });
+  const h = useDashboard();
 
   test('a wrong key is refused with an alert; the right key signs in with an HttpOnly, SameSite=Strict, expiring cookie and is kept nowhere in the page; sign-out ends the session', async () => {
     const { context, page } = await newContext(h);
@@ -109,13 +100,12 @@ describe('dashboard sign-in and sign-out', () => {
 });
 
 describe('dashboard CSRF: a write from another origin with the session cookie', () => {
-  let h: Harness;
+  const h = useDashboard();
   let evil: http.Server;
   let evilOrigin: string;
   let pageHtml = '';
 
   before(async () => {
-    h = await startHarness();
     // Another port on 127.0.0.1 is another origin but the same site, so SameSite=Strict still sends the
     // cookie: only the server's Origin check stands between this page and the API.
     evil = http.createServer((_req, res) => {
@@ -127,8 +117,6 @@ describe('dashboard CSRF: a write from another origin with the session cookie', 
   });
   after(async () => {
     if (evil !== undefined) await new Promise((resolve) => evil.close(resolve));
-    await h?.close();
-    await cleanupProcesses();
   });
 
   test('is refused with 403 cross-site and changes nothing; the same write from the dashboard succeeds', async () => {

@@ -7,30 +7,17 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
+import { before, describe, test } from 'node:test';
 import type { components } from '../../openapi/schema.d.ts';
 import { sandboxTransport } from '../helpers/mail.ts';
-import { cleanupProcesses, runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import type { ServerProcess } from '../helpers/process.ts';
+import { needsPostgres, useTwoServers } from '../helpers/twoServers.ts';
 
 type Schemas = components['schemas'];
-
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
-const skip =
-  TEST_DATABASE_URL === undefined || TEST_DATABASE_URL === ''
-    ? 'TEST_DATABASE_URL is unset (set it to a PostgreSQL URL, e.g. postgres://postgres@127.0.0.1:5432/test)'
-    : false;
 
 /** Cross-process wake-ups must beat this; the periodic re-check alone would take 12-18 s. */
 const MAX_WAKE_MS = 2_000;
 const SWEEP_LINE = 'sweep removed expired sandboxes and old captures';
-
-/** `url` with its database name replaced. */
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
 
 interface Timed<T> {
   res: Response;
@@ -91,72 +78,14 @@ function sweepLogs(server: ServerProcess): Array<{ expiredSandboxes?: number }> 
     .map((l) => (l.sweep ?? {}) as { expiredSandboxes?: number });
 }
 
-describe('two serve processes on one PostgreSQL', { skip }, () => {
-  const databaseName = `sandtrap_mp_${randomBytes(6).toString('hex')}`;
-  let databaseUrl: string;
-  let admin: pg.Client | undefined;
-  let db: pg.Client | undefined;
-  let a: ServerProcess | undefined;
-  let b: ServerProcess | undefined;
+describe('two serve processes on one PostgreSQL', { skip: needsPostgres }, () => {
+  const servers = useTwoServers('sandtrap_mp', { SWEEP_INTERVAL_SECONDS: '1', LOG_LEVEL: 'info' });
+  const A = servers.a;
+  const B = servers.b;
   let key: string;
 
-  const A = () => a ?? assert.fail('process A is not running');
-  const B = () => b ?? assert.fail('process B is not running');
-
-  before(async () => {
-    const baseUrl = TEST_DATABASE_URL as string;
-    admin = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 5_000 });
-    admin.on('error', () => undefined);
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${databaseName}"`);
-    databaseUrl = withDatabase(baseUrl, databaseName);
-    // A Client, not a Pool: Client.end() resolves once the connection is closed, so the forced DROP in
-    // `after` never terminates a connection this process still has open.
-    db = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
-    db.on('error', () => undefined);
-    await db.connect();
-
-    const generated = await runCli(['keys', 'generate']);
-    assert.equal(generated.code, 0, generated.stderr);
-    key = generated.stdout.trim();
-    assert.match(key, /^stk_\w+$/);
-
-    const env = {
-      DATABASE_URL: databaseUrl,
-      BOOTSTRAP_API_KEY: key,
-      SWEEP_INTERVAL_SECONDS: '1',
-      LOG_LEVEL: 'info',
-    };
-    // One after the other: the first migrates the fresh database and creates workspace "default".
-    a = await startServerProcess({ env });
-    await a.waitHealthy(20_000);
-    b = await startServerProcess({ env });
-    await b.waitHealthy(20_000);
-  });
-
-  after(async () => {
-    const problems: string[] = [];
-    for (const [name, server] of [
-      ['A', a],
-      ['B', b],
-    ] as const) {
-      if (server === undefined) continue;
-      try {
-        const code = await server.stop('SIGTERM', 15_000);
-        if (code !== 0) problems.push(`process ${name} exited with ${code}:\n${server.stderr.slice(-2000)}`);
-      } catch (err) {
-        problems.push(`process ${name} did not stop on SIGTERM: ${String(err)}`);
-      }
-    }
-    await db?.end().catch(() => undefined);
-    if (admin !== undefined) {
-      await admin
-        .query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`)
-        .catch((err: unknown) => problems.push(`could not drop ${databaseName}: ${String(err)}`));
-      await admin.end().catch(() => undefined);
-    }
-    await cleanupProcesses();
-    if (problems.length > 0) assert.fail(problems.join('\n'));
+  before(() => {
+    key = servers.key();
   });
 
   test('both processes accept the bootstrap key and share one workspace', async () => {
@@ -278,7 +207,7 @@ describe('two serve processes on one PostgreSQL', { skip }, () => {
     'an expired sandbox is swept once, by one process, with its captures',
     { timeout: 30_000 },
     async () => {
-      const conn = db ?? assert.fail('no database connection');
+      const conn = servers.db();
       const created = await call<Schemas['Sandbox']>(A(), key, 'POST', '/sandboxes', {
         name: 'e',
         ephemeral: true,

@@ -2,62 +2,24 @@
 // arrivals and changes committed by B, woken by LISTEN/NOTIFY (well before the periodic re-check), and an id
 // handed out by A resumes exactly on B. Runs only when TEST_DATABASE_URL is set; uses a fresh database.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
+import { describe, test } from 'node:test';
 import { sendRecorded } from '../helpers/captureClient.ts';
 import { openEvents } from '../helpers/eventStream.ts';
-import { cleanupProcesses, runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
-
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
-const skip =
-  TEST_DATABASE_URL === undefined || TEST_DATABASE_URL === ''
-    ? 'TEST_DATABASE_URL is unset (set it to a PostgreSQL URL, e.g. postgres://postgres@127.0.0.1:5432/test)'
-    : false;
+import { needsPostgres, useTwoServers } from '../helpers/twoServers.ts';
 
 /** Far below the 15 s periodic re-check: the notification must be what delivers. */
 const MAX_WAKE_MS = 2_000;
 
-describe('live events across two serve processes on one PostgreSQL', { skip }, () => {
-  const databaseName = `sandtrap_ev_${randomBytes(6).toString('hex')}`;
-  let admin: pg.Client | undefined;
-  let a: ServerProcess | undefined;
-  let b: ServerProcess | undefined;
-  let key: string;
-
-  before(async () => {
-    const baseUrl = TEST_DATABASE_URL as string;
-    admin = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 5_000 });
-    admin.on('error', () => undefined);
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${databaseName}"`);
-    const url = new URL(baseUrl);
-    url.pathname = `/${databaseName}`;
-    const generated = await runCli(['keys', 'generate']);
-    assert.equal(generated.code, 0, generated.stderr);
-    key = generated.stdout.trim();
-    const env = { DATABASE_URL: url.toString(), BOOTSTRAP_API_KEY: key };
-    a = await startServerProcess({ env });
-    await a.waitHealthy(20_000);
-    b = await startServerProcess({ env });
-    await b.waitHealthy(20_000);
-  });
-
-  after(async () => {
-    for (const server of [a, b]) await server?.stop('SIGTERM', 15_000).catch(() => undefined);
-    if (admin !== undefined) {
-      await admin.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`).catch(() => undefined);
-      await admin.end().catch(() => undefined);
-    }
-    await cleanupProcesses();
-  });
+describe('live events across two serve processes on one PostgreSQL', { skip: needsPostgres }, () => {
+  const servers = useTwoServers('sandtrap_ev');
 
   test(
     'a stream on A sees what B commits, and resumes on B from an id of A',
     { timeout: 30_000 },
     async () => {
-      const A = a as ServerProcess;
-      const B = b as ServerProcess;
+      const A = servers.a();
+      const B = servers.b();
+      const key = servers.key();
       const created = await fetch(`${B.apiUrl}/api/v1/sandboxes`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
