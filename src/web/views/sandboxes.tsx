@@ -4,6 +4,7 @@ import { api, errorText, query, type Sandbox, type Schemas } from '../api.ts';
 import { useLive } from '../live.ts';
 import { navigate, paths } from '../router.ts';
 import { Empty, ErrorMessage, Loading } from '../ui/Empty.tsx';
+import { Field, FormActions } from '../ui/Field.tsx';
 import { Link } from '../ui/Link.tsx';
 import { LiveDot } from '../ui/LiveDot.tsx';
 import { Time } from '../ui/Time.tsx';
@@ -217,29 +218,15 @@ function NewSandboxForm({
 
   return (
     <form class="panel new-sandbox" onSubmit={submit} aria-label="New sandbox">
-      <div class="field">
-        <label for="new-name">Name</label>
-        <input
-          id="new-name"
-          required
-          value={name}
-          onInput={(e) => setName(e.currentTarget.value)}
-          autoFocus
-        />
-      </div>
-      <div class="field">
-        <label for="new-tags">Tags</label>
-        <input
-          id="new-tags"
-          placeholder="env=staging, team=web"
-          aria-describedby="new-tags-hint"
-          value={tags}
-          onInput={(e) => setTags(e.currentTarget.value)}
-        />
-        <span id="new-tags-hint" class="hint">
-          key=value, comma separated
-        </span>
-      </div>
+      <Field id="new-name" label="Name" required value={name} onValue={setName} autoFocus />
+      <Field
+        id="new-tags"
+        label="Tags"
+        hint="key=value, comma separated"
+        placeholder="env=staging, team=web"
+        value={tags}
+        onValue={setTags}
+      />
       <div class="field row">
         <input
           id="new-ephemeral"
@@ -270,14 +257,7 @@ function NewSandboxForm({
         </span>
       </div>
       {error && <ErrorMessage>{error}</ErrorMessage>}
-      <div class="actions">
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="submit" class="primary" disabled={busy}>
-          Create
-        </button>
-      </div>
+      <FormActions onCancel={onCancel} busy={busy} submitLabel="Create" />
     </form>
   );
 }

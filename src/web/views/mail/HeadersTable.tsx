@@ -1,5 +1,6 @@
 // The message headers in the order they were written, with a box filtering them by name or value.
 import { useState } from 'preact/hooks';
+import { NameValueTable } from '../shared/NameValueTable.tsx';
 
 export function HeadersTable({ headers }: { headers: { name: string; value: string }[] }) {
   const [filter, setFilter] = useState('');
@@ -20,23 +21,7 @@ export function HeadersTable({ headers }: { headers: { name: string; value: stri
         value={filter}
         onInput={(e) => setFilter(e.currentTarget.value)}
       />
-      <table class="kv">
-        <caption class="visually-hidden">Headers</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map((h, i) => (
-            <tr key={i}>
-              <th scope="row">{h.name}</th>
-              <td>{h.value}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <NameValueTable caption="Headers" captionHidden rows={shown} />
       {shown.length === 0 && <p class="note">No header matches “{filter}”.</p>}
     </div>
   );

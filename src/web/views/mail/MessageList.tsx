@@ -1,11 +1,10 @@
 // The mail list of a sandbox: search and filters, newest first, unread marked, infinite scroll, Clear mail.
-import { useRef, useState } from 'preact/hooks';
 import { Link } from '../../ui/Link.tsx';
 import { Time } from '../../ui/Time.tsx';
 import { paths } from '../../router.ts';
-import { LoadMore } from './LoadMore.tsx';
-import { useRowWindow } from './rowWindow.ts';
-import type { KeysetList } from './keysetList.ts';
+import { ItemsColumn } from '../shared/ItemsColumn.tsx';
+import { SearchBox } from '../shared/SearchBox.tsx';
+import type { KeysetList } from '../shared/keysetList.ts';
 import type { MailFilters, MessageSummary } from './types.ts';
 
 export function MessageList({
@@ -25,28 +24,17 @@ export function MessageList({
   onClear: () => void;
   clearing: boolean;
 }) {
-  const [q, setQ] = useState(filters.q);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  // Typing waits for a pause before asking the server, so each keystroke is not a query.
-  const onSearch = (value: string) => {
-    setQ(value);
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => onFilters({ ...filters, q: value }), 250);
-  };
   const unread = list.items.filter((m) => !m.isRead).length;
-  const listRef = useRef<HTMLUListElement>(null);
-  const rows = useRowWindow(listRef, list.items.length);
 
   return (
-    <div class="items-col">
+    <ItemsColumn
+      list={list}
+      label="Messages"
+      moreLabel="Load older mail"
+      row={(m) => <MessageRow key={m.id} sandboxId={sandboxId} message={m} open={m.id === openId} />}
+    >
       <form class="items-toolbar" role="search" onSubmit={(e) => e.preventDefault()}>
-        <input
-          type="search"
-          aria-label="Search mail"
-          placeholder="Search mail  /"
-          value={q}
-          onInput={(e) => onSearch(e.currentTarget.value)}
-        />
+        <SearchBox label="Search mail" initial={filters.q} onSearch={(q) => onFilters({ ...filters, q })} />
         <input
           type="search"
           aria-label="Captured for address"
@@ -73,30 +61,7 @@ export function MessageList({
           Clear mail
         </button>
       </div>
-      {list.error !== null && (
-        <p class="error" role="alert">
-          {list.error}{' '}
-          <button type="button" onClick={list.reload}>
-            Retry
-          </button>
-        </p>
-      )}
-      <div class="items-scroll">
-        <ul
-          ref={listRef}
-          class="items"
-          aria-label="Messages"
-          style={{ paddingTop: `${rows.padTop}px`, paddingBottom: `${rows.padBottom}px` }}
-        >
-          {list.items.slice(rows.start, rows.end).map((m) => (
-            <MessageRow key={m.id} sandboxId={sandboxId} message={m} open={m.id === openId} />
-          ))}
-        </ul>
-        {list.hasMore && (
-          <LoadMore onVisible={list.loadMore} loading={list.loading} label="Load older mail" />
-        )}
-      </div>
-    </div>
+    </ItemsColumn>
   );
 }
 

@@ -4,7 +4,8 @@ import { api, errorText } from '../../api.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
 import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
 import { LocalTabs } from '../../ui/Tabs.tsx';
-import { fullTime, bytes } from '../../ui/time.ts';
+import { useBusyAction } from '../shared/busyAction.ts';
+import { ItemDetail } from '../shared/ItemDetail.tsx';
 import { HtmlFrame } from './HtmlFrame.tsx';
 import { HeadersTable } from './HeadersTable.tsx';
 import { RawSource } from './RawSource.tsx';
@@ -39,7 +40,7 @@ export function MessageView({
   const [detail, setDetail] = useState<MessageDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tab, setTab] = useState('html');
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction(setError);
 
   useEffect(() => {
     let current = true;
@@ -72,57 +73,48 @@ export function MessageView({
   // Several likely codes and no winner: show them all rather than pick one for the reader.
   const candidates = code === null && detail.otp.status === 'ambiguous' ? detail.otp.candidates : [];
 
-  const setRead = async (value: boolean) => {
-    setBusy(true);
-    try {
+  const setRead = (value: boolean) =>
+    run(async () => {
       await api('PATCH', messagePath(sandboxId, messageId), { isRead: value });
       onRead(messageId, value);
-    } catch (err) {
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api('DELETE', messagePath(sandboxId, messageId));
-      onDeleted(messageId);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+    });
+  const remove = () =>
+    run(
+      async () => {
+        await api('DELETE', messagePath(sandboxId, messageId));
+        onDeleted(messageId);
+      },
+      { closes: true },
+    );
 
   return (
-    <article class="detail" aria-labelledby="message-subject">
-      <header class="detail-head">
-        <h2 id="message-subject">{subject}</h2>
-        <div class="detail-actions">
-          <button type="button" disabled={busy} onClick={() => setRead(!read)}>
-            {read ? 'Mark unread' : 'Mark read'}
-          </button>
-          <button type="button" class="danger" disabled={busy} onClick={remove}>
-            Delete
-          </button>
-        </div>
-      </header>
-      <dl class="meta">
-        <dt>From</dt>
-        <dd>{detail.from}</dd>
-        <dt>To</dt>
-        <dd>{detail.to.join(', ') || '—'}</dd>
-        {detail.capturedFor.join() !== detail.to.join() && (
-          <>
-            <dt>Captured for</dt>
-            <dd>{detail.capturedFor.join(', ')}</dd>
-          </>
-        )}
-        <dt>Received</dt>
-        <dd>
-          <time dateTime={detail.receivedAt}>{fullTime(detail.receivedAt)}</time> · {bytes(detail.sizeBytes)}
-        </dd>
-      </dl>
+    <ItemDetail
+      titleId="message-subject"
+      title={subject}
+      actions={
+        <button type="button" disabled={busy} onClick={() => setRead(!read)}>
+          {read ? 'Mark unread' : 'Mark read'}
+        </button>
+      }
+      busy={busy}
+      onDelete={remove}
+      meta={
+        <>
+          <dt>From</dt>
+          <dd>{detail.from}</dd>
+          <dt>To</dt>
+          <dd>{detail.to.join(', ') || '—'}</dd>
+          {detail.capturedFor.join() !== detail.to.join() && (
+            <>
+              <dt>Captured for</dt>
+              <dd>{detail.capturedFor.join(', ')}</dd>
+            </>
+          )}
+        </>
+      }
+      receivedAt={detail.receivedAt}
+      sizeBytes={detail.sizeBytes}
+    >
       {detail.parseError !== null && (
         <p class="note">
           This message could not be read whole: {detail.parseError}. The Raw tab has every byte.
@@ -154,7 +146,7 @@ export function MessageView({
       <LocalTabs items={TABS} selected={tab} onSelect={setTab} label="Message views" idPrefix="msg">
         <TabContent tab={tab} detail={detail} sandboxId={sandboxId} />
       </LocalTabs>
-    </article>
+    </ItemDetail>
   );
 }
 

@@ -1,12 +1,12 @@
 // The Mail tab of a sandbox: the live message list and, when one is chosen, the message view beside it.
-import { useCallback, useEffect, useRef, useMemo, useState } from 'preact/hooks';
+import { useCallback, useMemo, useState } from 'preact/hooks';
 import { api, errorText, query } from '../../api.ts';
-import { useLive, type LiveEvent } from '../../live.ts';
 import { navigate, paths } from '../../router.ts';
 import { Empty } from '../../ui/Empty.tsx';
-import { Link } from '../../ui/Link.tsx';
 import { SetupSnippets } from '../setup/SetupSnippets.tsx';
-import { useKeysetList } from './keysetList.ts';
+import { ItemsPane } from '../shared/ItemsPane.tsx';
+import { useKeysetList } from '../shared/keysetList.ts';
+import { useLiveItems } from '../shared/liveItems.ts';
 import { MessageList } from './MessageList.tsx';
 import { MessageView } from './MessageView.tsx';
 import {
@@ -58,47 +58,28 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
     [list.update, messageId, sandboxId],
   );
 
-  const live = useLive(sandboxId, (event: LiveEvent) => {
-    switch (event.event) {
-      case 'message.received': {
-        const { sandboxId: _sid, ...summary } = event.data;
-        if (!matchesFilters(summary, filters)) return;
-        list.update((items) => (items.some((m) => m.id === summary.id) ? items : [summary, ...items]));
-        return;
-      }
-      case 'message.updated':
-        setRead(event.data.id, event.data.isRead);
-        return;
-      case 'message.deleted':
-        removed(event.data.id);
-        return;
-      case 'messages.cleared':
-        list.update(() => []);
-        if (messageId !== undefined) navigate(paths.sandbox(sandboxId), { replace: true });
-        return;
-      case 'reset':
-        list.reload();
-        return;
-      default:
-        return;
-    }
-  });
+  const emptied = useCallback(() => {
+    list.update(() => []);
+    if (messageId !== undefined) navigate(paths.sandbox(sandboxId), { replace: true });
+  }, [list.update, messageId, sandboxId]);
 
-  // The list and the stream start apart, and a stream reopened after giving up starts afresh: whatever
-  // arrived in between is read from the first page each time the stream (re)opens.
-  const wasOpen = useRef(false);
-  useEffect(() => {
-    if (live === 'open' && !wasOpen.current) list.refreshHead();
-    wasOpen.current = live === 'open';
-  }, [live, list.refreshHead]);
+  useLiveItems(sandboxId, 'message', list, {
+    received: (event) => {
+      if (event.event !== 'message.received') return undefined;
+      const { sandboxId: _sid, ...summary } = event.data;
+      return matchesFilters(summary, filters) ? summary : undefined;
+    },
+    updated: setRead,
+    deleted: removed,
+    cleared: emptied,
+  });
 
   const clear = async () => {
     setClearing(true);
     setClearError(null);
     try {
       await api('DELETE', messagesPath(sandboxId));
-      list.update(() => []);
-      if (messageId !== undefined) navigate(paths.sandbox(sandboxId), { replace: true });
+      emptied();
     } catch (err) {
       setClearError(errorText(err));
     } finally {
@@ -110,28 +91,20 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
   const filtered = filters.q !== '' || filters.to !== '' || filters.unreadOnly;
 
   return (
-    <div class={`items-pane${messageId === undefined ? '' : ' has-open'}`}>
-      <MessageList
-        sandboxId={sandboxId}
-        openId={messageId}
-        list={list}
-        filters={filters}
-        onFilters={setFilters}
-        onClear={clear}
-        clearing={clearing}
-      />
-      <div class={`detail-col${messageId === undefined && list.items.length === 0 ? ' is-empty' : ''}`}>
-        {clearError !== null && (
-          <p class="error" role="alert">
-            {clearError}
-          </p>
-        )}
-        {messageId !== undefined && (
-          <Link class="back-link" href={paths.sandbox(sandboxId)}>
-            ← All mail
-          </Link>
-        )}
-        {messageId !== undefined ? (
+    <ItemsPane
+      column={
+        <MessageList
+          sandboxId={sandboxId}
+          openId={messageId}
+          list={list}
+          filters={filters}
+          onFilters={setFilters}
+          onClear={clear}
+          clearing={clearing}
+        />
+      }
+      view={
+        messageId === undefined ? undefined : (
           <MessageView
             key={messageId}
             sandboxId={sandboxId}
@@ -140,19 +113,22 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
             onRead={setRead}
             onDeleted={removed}
           />
-        ) : list.loading && list.items.length === 0 ? null : list.items.length === 0 ? (
-          <>
-            <Empty title={filtered ? 'No mail matches these filters.' : 'No mail yet.'}>
-              {!filtered && <p>Mail sent to this sandbox over SMTP appears here as it arrives.</p>}
-            </Empty>
-            {!filtered && <SetupSnippets />}
-          </>
-        ) : (
-          <Empty title="Choose a message">
-            <p>j and k move through the list, Enter opens, / searches.</p>
+        )
+      }
+      count={list.items.length}
+      loading={list.loading}
+      error={clearError}
+      backHref={paths.sandbox(sandboxId)}
+      backLabel="All mail"
+      empty={
+        <>
+          <Empty title={filtered ? 'No mail matches these filters.' : 'No mail yet.'}>
+            {!filtered && <p>Mail sent to this sandbox over SMTP appears here as it arrives.</p>}
           </Empty>
-        )}
-      </div>
-    </div>
+          {!filtered && <SetupSnippets />}
+        </>
+      }
+      chooseTitle="Choose a message"
+    />
   );
 }

@@ -2,7 +2,7 @@
 import { bytes } from '../../ui/time.ts';
 import { base64Bytes, hexDump, HEX_LIMIT } from './hex.ts';
 import type { RequestDetail } from './types.ts';
-import { NameValueTable } from './NameValueTable.tsx';
+import { NameValueTable } from '../shared/NameValueTable.tsx';
 
 export function RequestBody({ detail, filesBase }: { detail: RequestDetail; filesBase: string }) {
   return (

@@ -1,11 +1,10 @@
 // The captured requests of a sandbox: search, newest first, what each was answered, infinite scroll.
-import { useRef, useState } from 'preact/hooks';
 import { Link } from '../../ui/Link.tsx';
 import { Time } from '../../ui/Time.tsx';
 import { paths } from '../../router.ts';
-import { LoadMore } from '../mail/LoadMore.tsx';
-import { useRowWindow } from '../mail/rowWindow.ts';
-import type { KeysetList } from '../mail/keysetList.ts';
+import { ItemsColumn } from '../shared/ItemsColumn.tsx';
+import { SearchBox } from '../shared/SearchBox.tsx';
+import type { KeysetList } from '../shared/keysetList.ts';
 import type { RequestSummary } from './types.ts';
 
 export function RequestList({
@@ -25,25 +24,15 @@ export function RequestList({
   onExportAll: () => void;
   exporting: string | null;
 }) {
-  const [text, setText] = useState(q);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const listRef = useRef<HTMLUListElement>(null);
-  const rows = useRowWindow(listRef, list.items.length);
-  const onSearch = (value: string) => {
-    setText(value);
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => onQuery(value), 250);
-  };
   return (
-    <div class="items-col">
+    <ItemsColumn
+      list={list}
+      label="Requests"
+      moreLabel="Load older requests"
+      row={(r) => <RequestRow key={r.id} sandboxId={sandboxId} request={r} open={r.id === openId} />}
+    >
       <form class="items-toolbar" role="search" onSubmit={(e) => e.preventDefault()}>
-        <input
-          type="search"
-          aria-label="Search requests"
-          placeholder="Search requests  /"
-          value={text}
-          onInput={(e) => onSearch(e.currentTarget.value)}
-        />
+        <SearchBox label="Search requests" initial={q} onSearch={onQuery} />
       </form>
       <div class="items-bar">
         <span class="items-count" role="status">
@@ -54,30 +43,7 @@ export function RequestList({
           Export all as HAR
         </button>
       </div>
-      {list.error !== null && (
-        <p class="error" role="alert">
-          {list.error}{' '}
-          <button type="button" onClick={list.reload}>
-            Retry
-          </button>
-        </p>
-      )}
-      <div class="items-scroll">
-        <ul
-          ref={listRef}
-          class="items"
-          aria-label="Requests"
-          style={{ paddingTop: `${rows.padTop}px`, paddingBottom: `${rows.padBottom}px` }}
-        >
-          {list.items.slice(rows.start, rows.end).map((r) => (
-            <RequestRow key={r.id} sandboxId={sandboxId} request={r} open={r.id === openId} />
-          ))}
-        </ul>
-        {list.hasMore && (
-          <LoadMore onVisible={list.loadMore} loading={list.loading} label="Load older requests" />
-        )}
-      </div>
-    </div>
+    </ItemsColumn>
   );
 }
 

@@ -3,8 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../../api.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
 import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
-import { bytes, fullTime } from '../../ui/time.ts';
-import { NameValueTable } from './NameValueTable.tsx';
+import { useBusyAction } from '../shared/busyAction.ts';
+import { ItemDetail } from '../shared/ItemDetail.tsx';
+import { NameValueTable } from '../shared/NameValueTable.tsx';
 import { RequestBody } from './RequestBody.tsx';
 import { curlCommand, needsRawBody, rawBody } from './curl.ts';
 import { downloadText, downloadUrl } from './download.ts';
@@ -29,7 +30,7 @@ export function RequestView({
   // The body exactly as sent, read from the raw request when the detail's body is decoded, cut or binary.
   const [sentBody, setSentBody] = useState<Uint8Array | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction(setError);
   const base = requestPath(sandboxId, requestId);
 
   useEffect(() => {
@@ -60,24 +61,22 @@ export function RequestView({
   const title = `${detail.method} ${detail.path}`;
   const curlBody = needsRawBody(detail) ? sentBody : detail.body;
   const curlReady = !needsRawBody(detail) || sentBody !== null;
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api('DELETE', base);
-      onDeleted(requestId);
-    } catch (err) {
-      setError(errorText(err));
-      setBusy(false);
-    }
-  };
+  const remove = () =>
+    run(
+      async () => {
+        await api('DELETE', base);
+        onDeleted(requestId);
+      },
+      { closes: true },
+    );
 
   return (
-    <article class="detail" aria-labelledby="request-title">
-      <header class="detail-head">
-        <h2 id="request-title" class="req-title">
-          {title}
-        </h2>
-        <div class="detail-actions">
+    <ItemDetail
+      titleId="request-title"
+      title={title}
+      titleClass="req-title"
+      actions={
+        <>
           {curlReady ? (
             <CopyButton
               value={curlCommand(detail, captureUrl, curlBody)}
@@ -104,27 +103,27 @@ export function RequestView({
           >
             Export HAR
           </button>
-          <button type="button" class="danger" disabled={busy} onClick={remove}>
-            Delete
-          </button>
-        </div>
-      </header>
-      <dl class="meta">
-        <dt>Answered</dt>
-        <dd>
-          {detail.mockStatusCode} by{' '}
-          {detail.mockName === null ? 'the default reply' : `rule “${detail.mockName}”`}
-        </dd>
-        <dt>From</dt>
-        <dd>{detail.sourceIp ?? 'unknown'}</dd>
-        <dt>Received</dt>
-        <dd>
-          <time dateTime={detail.receivedAt}>{fullTime(detail.receivedAt)}</time> · {bytes(detail.sizeBytes)}
-        </dd>
-      </dl>
+        </>
+      }
+      busy={busy}
+      onDelete={remove}
+      meta={
+        <>
+          <dt>Answered</dt>
+          <dd>
+            {detail.mockStatusCode} by{' '}
+            {detail.mockName === null ? 'the default reply' : `rule “${detail.mockName}”`}
+          </dd>
+          <dt>From</dt>
+          <dd>{detail.sourceIp ?? 'unknown'}</dd>
+        </>
+      }
+      receivedAt={detail.receivedAt}
+      sizeBytes={detail.sizeBytes}
+    >
       <NameValueTable caption="Query" rows={detail.queryParams} empty="No query string." />
       <NameValueTable caption="Headers" rows={detail.headers} empty="No headers." />
       <RequestBody detail={detail} filesBase={`/api/v1${base}/files`} />
-    </article>
+    </ItemDetail>
   );
 }

@@ -1,12 +1,12 @@
 // The Requests tab of a sandbox: the live list of captured HTTP requests and, when one is chosen, its view.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useState } from 'preact/hooks';
 import { api, errorText, query } from '../../api.ts';
-import { useLive, type LiveEvent } from '../../live.ts';
 import { navigate, paths } from '../../router.ts';
 import { Empty } from '../../ui/Empty.tsx';
-import { Link } from '../../ui/Link.tsx';
 import { useSandboxContext } from '../sandboxContext.ts';
-import { useKeysetList } from '../mail/keysetList.ts';
+import { ItemsPane } from '../shared/ItemsPane.tsx';
+import { useKeysetList } from '../shared/keysetList.ts';
+import { useLiveItems } from '../shared/liveItems.ts';
 import { RequestList } from './RequestList.tsx';
 import { RequestView } from './RequestView.tsx';
 import { downloadText } from './download.ts';
@@ -47,41 +47,19 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
     [list.update, requestId, sandboxId],
   );
 
-  const live = useLive(sandboxId, (event: LiveEvent) => {
-    switch (event.event) {
-      case 'request.received': {
-        const { sandboxId: _sid, ...summary } = event.data;
-        if (!matchesQuery(summary, q)) return;
-        list.update((items) => (items.some((r) => r.id === summary.id) ? items : [summary, ...items]));
-        return;
-      }
-      case 'request.updated':
-        list.update((items) =>
-          items.map((r) => (r.id === event.data.id ? { ...r, isRead: event.data.isRead } : r)),
-        );
-        return;
-      case 'request.deleted':
-        removed(event.data.id);
-        return;
-      case 'requests.cleared':
-        list.update(() => []);
-        if (requestId !== undefined) navigate(paths.requests(sandboxId), { replace: true });
-        return;
-      case 'reset':
-        list.reload();
-        return;
-      default:
-        return;
-    }
+  useLiveItems(sandboxId, 'request', list, {
+    received: (event) => {
+      if (event.event !== 'request.received') return undefined;
+      const { sandboxId: _sid, ...summary } = event.data;
+      return matchesQuery(summary, q) ? summary : undefined;
+    },
+    updated: (id, isRead) => list.update((items) => items.map((r) => (r.id === id ? { ...r, isRead } : r))),
+    deleted: removed,
+    cleared: () => {
+      list.update(() => []);
+      if (requestId !== undefined) navigate(paths.requests(sandboxId), { replace: true });
+    },
   });
-
-  // The list and the stream start apart, and a stream reopened after giving up starts afresh: whatever
-  // arrived in between is read from the first page each time the stream (re)opens.
-  const wasOpen = useRef(false);
-  useEffect(() => {
-    if (live === 'open' && !wasOpen.current) list.refreshHead();
-    wasOpen.current = live === 'open';
-  }, [live, list.refreshHead]);
 
   const exportAll = async () => {
     setExportError(null);
@@ -125,28 +103,20 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
   };
 
   return (
-    <div class={`items-pane${requestId === undefined ? '' : ' has-open'}`}>
-      <RequestList
-        sandboxId={sandboxId}
-        openId={requestId}
-        list={list}
-        q={q}
-        onQuery={setQ}
-        onExportAll={exportAll}
-        exporting={exporting}
-      />
-      <div class={`detail-col${requestId === undefined && list.items.length === 0 ? ' is-empty' : ''}`}>
-        {exportError !== null && (
-          <p class="error" role="alert">
-            {exportError}
-          </p>
-        )}
-        {requestId !== undefined && (
-          <Link class="back-link" href={paths.requests(sandboxId)}>
-            ← All requests
-          </Link>
-        )}
-        {requestId !== undefined ? (
+    <ItemsPane
+      column={
+        <RequestList
+          sandboxId={sandboxId}
+          openId={requestId}
+          list={list}
+          q={q}
+          onQuery={setQ}
+          onExportAll={exportAll}
+          exporting={exporting}
+        />
+      }
+      view={
+        requestId === undefined ? undefined : (
           <RequestView
             key={requestId}
             sandboxId={sandboxId}
@@ -154,24 +124,27 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
             captureUrl={captureUrl}
             onDeleted={removed}
           />
-        ) : list.loading && list.items.length === 0 ? null : list.items.length === 0 ? (
-          <Empty title={q === '' ? 'No requests yet.' : 'No request matches this search.'}>
-            {q === '' && captureUrl !== '' && (
-              <>
-                <p>Anything sent to the capture URL is recorded here as it arrives:</p>
-                <pre
-                  class="source"
-                  tabIndex={0}
-                >{`curl -X POST ${captureUrl}/hooks/test -H 'Content-Type: application/json' -d '{"hello":"world"}'`}</pre>
-              </>
-            )}
-          </Empty>
-        ) : (
-          <Empty title="Choose a request">
-            <p>j and k move through the list, Enter opens, / searches.</p>
-          </Empty>
-        )}
-      </div>
-    </div>
+        )
+      }
+      count={list.items.length}
+      loading={list.loading}
+      error={exportError}
+      backHref={paths.requests(sandboxId)}
+      backLabel="All requests"
+      empty={
+        <Empty title={q === '' ? 'No requests yet.' : 'No request matches this search.'}>
+          {q === '' && captureUrl !== '' && (
+            <>
+              <p>Anything sent to the capture URL is recorded here as it arrives:</p>
+              <pre
+                class="source"
+                tabIndex={0}
+              >{`curl -X POST ${captureUrl}/hooks/test -H 'Content-Type: application/json' -d '{"hello":"world"}'`}</pre>
+            </>
+          )}
+        </Empty>
+      }
+      chooseTitle="Choose a request"
+    />
   );
 }

@@ -5,6 +5,7 @@ import { navigate, paths } from '../../router.ts';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.tsx';
 import { CopyButton } from '../../ui/CopyButton.tsx';
 import { ErrorMessage } from '../../ui/Empty.tsx';
+import { Field, FormActions } from '../../ui/Field.tsx';
 import { useSandboxContext } from '../sandboxContext.ts';
 import { formatTags, parseTags } from '../tags.ts';
 import { SetupSnippets } from './SetupSnippets.tsx';
@@ -126,50 +127,22 @@ function Manage({ sandbox, setSandbox }: { sandbox: Sandbox; setSandbox: (s: San
       )}
       {editing === 'rename' && (
         <form class="panel inline-form" onSubmit={rename}>
-          <div class="field">
-            <label for="rename-name">Name</label>
-            <input
-              id="rename-name"
-              required
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-              autoFocus
-            />
-          </div>
-          <div class="actions">
-            <button type="button" onClick={() => setEditing('none')}>
-              Cancel
-            </button>
-            <button type="submit" class="primary" disabled={busy}>
-              Save name
-            </button>
-          </div>
+          <Field id="rename-name" label="Name" required value={name} onValue={setName} autoFocus />
+          <FormActions onCancel={() => setEditing('none')} busy={busy} submitLabel="Save name" />
         </form>
       )}
       {editing === 'tags' && (
         <form class="panel inline-form" onSubmit={saveTags}>
-          <div class="field">
-            <label for="edit-tags">Tags</label>
-            <input
-              id="edit-tags"
-              value={tags}
-              placeholder="env=staging, team=web"
-              aria-describedby="edit-tags-hint"
-              onInput={(e) => setTags(e.currentTarget.value)}
-              autoFocus
-            />
-            <span id="edit-tags-hint" class="hint">
-              key=value, comma separated; the list replaces the current tags
-            </span>
-          </div>
-          <div class="actions">
-            <button type="button" onClick={() => setEditing('none')}>
-              Cancel
-            </button>
-            <button type="submit" class="primary" disabled={busy}>
-              Save tags
-            </button>
-          </div>
+          <Field
+            id="edit-tags"
+            label="Tags"
+            hint="key=value, comma separated; the list replaces the current tags"
+            value={tags}
+            placeholder="env=staging, team=web"
+            onValue={setTags}
+            autoFocus
+          />
+          <FormActions onCancel={() => setEditing('none')} busy={busy} submitLabel="Save tags" />
         </form>
       )}
       {error && <ErrorMessage>{error}</ErrorMessage>}

@@ -17,6 +17,8 @@ export interface KeysetList<T> {
   reload: () => void;
   /** Applies a live change to the loaded items. */
   update: (change: (items: T[]) => T[]) => void;
+  /** Puts a live item on top, unless it is loaded already. */
+  add: (item: T) => void;
   /** Reads the first page again and puts any item not loaded yet on top (what a live stream may have missed). */
   refreshHead: () => void;
 }
@@ -90,5 +92,10 @@ export function useKeysetList<T extends { id: string }>(
       .catch(() => undefined);
   }, []);
 
-  return { items, hasMore, loading, error, loadMore, reload, update: setItems, refreshHead };
+  const add = useCallback(
+    (item: T) => setItems((old) => (old.some((known) => known.id === item.id) ? old : [item, ...old])),
+    [],
+  );
+
+  return { items, hasMore, loading, error, loadMore, reload, update: setItems, add, refreshHead };
 }
