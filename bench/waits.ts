@@ -2,8 +2,8 @@
 // in one process (embedded store) and across two processes (PostgreSQL, with --pg), and 10,000 open waits.
 import { Agent, fetch as undiciFetch } from 'undici';
 import { freshDatabase } from './lib/pg.ts';
-import { percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
-import { report, type Row } from './lib/report.ts';
+import { startSandtrap, type BenchServer } from './lib/sandtrap.ts';
+import { latencyRows, report, type Row } from './lib/report.ts';
 
 const usePg = process.argv.includes('--pg');
 
@@ -86,21 +86,11 @@ async function openWaits(
   return { rss, baseline, releaseMs };
 }
 
-const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 const rows: Row[] = [];
 
 /** The p50 row (against its target) and the p99 row of one wake-up measurement, sorted samples in ms. */
 function wakeRows(where: string, sorted: number[], targetMs: number): void {
-  const p50 = percentile(sorted, 50);
-  const p99 = percentile(sorted, 99);
-  rows.push({
-    workload: `wait wake-up, ${where}, p50`,
-    target: `<= ${targetMs} ms`,
-    measured: fmt(p50),
-    met: p50 <= targetMs,
-    p99,
-  });
-  rows.push({ workload: `wait wake-up, ${where}, p99`, target: '-', measured: fmt(p99), met: null });
+  rows.push(...latencyRows(`wait wake-up, ${where}`, sorted, targetMs));
 }
 
 function openWaitsRow(store: string, open: Awaited<ReturnType<typeof openWaits>>): void {

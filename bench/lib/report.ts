@@ -1,4 +1,5 @@
 // Prints a benchmark table and writes its JSON to bench/results/.
+import { percentile } from './sandtrap.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -31,4 +32,21 @@ export function report(name: string, rows: Row[]): void {
     file,
     JSON.stringify({ name, at: new Date().toISOString(), node: process.version, rows }, null, 2),
   );
+}
+
+/** The p50 row of a latency (judged against its target) and its p99 row, from samples sorted in ms. */
+export function latencyRows(workload: string, sorted: number[], targetMs: number): Row[] {
+  const p50 = percentile(sorted, 50);
+  const p99 = percentile(sorted, 99);
+  const ms = (v: number) => `${v.toFixed(2)} ms`;
+  return [
+    {
+      workload: `${workload}, p50`,
+      target: `<= ${targetMs} ms`,
+      measured: ms(p50),
+      met: p50 <= targetMs,
+      p99,
+    },
+    { workload: `${workload}, p99`, target: '-', measured: ms(p99), met: null },
+  ];
 }
