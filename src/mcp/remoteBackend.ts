@@ -5,8 +5,9 @@ import type { Page } from '../core/pagination.ts';
 import type { RequestDetail, RequestSummary } from '../core/requests.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
 import type { MessageMiss, RequestMiss } from '../core/waitMisses.ts';
+import type { WaitResult } from '../core/waits.ts';
 import type { components, SandtrapClient } from '../client/index.ts';
-import { RemoteInternalError, type McpBackend } from './backend.ts';
+import { RemoteInternalError, type McpBackend, type WaitCall } from './backend.ts';
 import { ToolError } from './toolkit.ts';
 
 type S = components['schemas'];
@@ -101,6 +102,27 @@ function waitReport<M>(response: Response): { nonMatching: number; misses: M[] }
 }
 
 const date = (s: string) => new Date(s);
+
+/** The query both REST waits take besides their own filters: the claim, the miss report, the instants. */
+function waitQuery(f: { isRead?: boolean | undefined; since?: Date | undefined }, call: WaitCall) {
+  return {
+    isRead: f.isRead,
+    since: iso(f.since),
+    timeoutSeconds: call.timeoutSeconds,
+    markRead: call.claim,
+    explain: true,
+  };
+}
+
+/** A REST wait's answer as core's WaitResult: 204 is the timeout; either way the header carries the misses. */
+function waitAnswer<D, T, M>(
+  res: { data?: unknown; error?: unknown; response: Response },
+  map: (d: D) => T,
+): WaitResult<T, M> {
+  const report = waitReport<M>(res.response);
+  if (res.response.status === 204) return { status: 'timeout', ...report };
+  return { status: 'found', item: map(unwrap(res) as D), ...report };
+}
 
 function sandbox(s: S['Sandbox']): Sandbox {
   return { ...s, createdAt: date(s.createdAt), expiresAt: s.expiresAt === null ? null : date(s.expiresAt) };
@@ -212,11 +234,7 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         subjectContains: f.subjectContains,
         fromContains: f.fromContains,
         capturedFor: f.capturedFor,
-        isRead: f.isRead,
-        since: iso(f.since),
-        timeoutSeconds: call.timeoutSeconds,
-        markRead: call.claim,
-        explain: true,
+        ...waitQuery(f, call),
       };
       const res = await reach(
         client.GET('/sandboxes/{sandboxId}/messages/wait', {
@@ -225,20 +243,10 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         }),
         call.signal,
       );
-      if (res.response.status === 204) return { status: 'timeout', ...waitReport<MessageMiss>(res.response) };
-      const item = messageDetail(unwrap(res) as S['MessageDetail']);
-      return { status: 'found', item, ...waitReport<MessageMiss>(res.response) };
+      return waitAnswer<S['MessageDetail'], MessageDetail, MessageMiss>(res, messageDetail);
     },
     async waitForRequest(id, f, call) {
-      const query = {
-        method: f.method,
-        pathContains: f.pathContains,
-        isRead: f.isRead,
-        since: iso(f.since),
-        timeoutSeconds: call.timeoutSeconds,
-        markRead: call.claim,
-        explain: true,
-      };
+      const query = { method: f.method, pathContains: f.pathContains, ...waitQuery(f, call) };
       const res = await reach(
         client.GET('/sandboxes/{sandboxId}/requests/wait', {
           params: { path: sb(id), query },
@@ -246,9 +254,7 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         }),
         call.signal,
       );
-      if (res.response.status === 204) return { status: 'timeout', ...waitReport<RequestMiss>(res.response) };
-      const item = requestDetail(unwrap(res) as S['RequestDetail']);
-      return { status: 'found', item, ...waitReport<RequestMiss>(res.response) };
+      return waitAnswer<S['RequestDetail'], RequestDetail, RequestMiss>(res, requestDetail);
     },
   };
   return backend;
