@@ -85,6 +85,7 @@ const envSchema = z.object({
   TRUSTED_PROXIES: optionalString,
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OAUTH_ALLOW_PRIVATE_CLIENT_URLS: z.enum(['true', 'false']).default('false'),
 });
 
 export interface Config {
@@ -128,11 +129,18 @@ export interface Config {
   trustedProxies: string[];
   retentionDays: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** OAuth for /mcp: on when PUBLIC_URL is set or the API listener is bound to loopback. */
+  oauthEnabled: boolean;
+  /** Client ID metadata documents may be fetched from private, loopback and link-local addresses (development). */
+  oauthAllowPrivateClientUrls: boolean;
 }
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/** Bind addresses only this machine can reach: OAuth needs no PUBLIC_URL there (issuer is http://host:port). */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /** A host that clients can connect to: a wildcard bind address is not one. */
 function reachableHost(host: string): string {
@@ -191,5 +199,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       .filter((p) => p !== ''),
     retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
+    oauthEnabled: e.PUBLIC_URL !== undefined || LOOPBACK_HOSTS.has(e.HOST),
+    oauthAllowPrivateClientUrls: e.OAUTH_ALLOW_PRIVATE_CLIENT_URLS === 'true',
   });
 }

@@ -8,6 +8,8 @@ import { createLiveEventService } from './liveEvents/service.ts';
 import { createMailIngest } from './mail/ingest.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createMessageService } from './messages.ts';
+import { createClientMetadataFetcher } from './oauth/clientMetadataFetch.ts';
+import { createOAuthService } from './oauth/service.ts';
 import { createRateLimits } from './rateLimits.ts';
 import { createRequestService } from './requests.ts';
 import { createSandboxService, type Endpoints } from './sandboxes.ts';
@@ -89,6 +91,15 @@ export function createCore({
     },
     liveEvents,
     requests: createRequestService(db, clock, bus),
+    oauth: createOAuthService(db, clock, {
+      enabled: config.oauthEnabled,
+      // Read on each use: the API port is known only once the listener is bound (port 0 in tests).
+      urls: {
+        issuer: () => endpoints.dashboardBaseUrl.replace(/\/$/, ''),
+        resource: () => `${endpoints.dashboardBaseUrl.replace(/\/$/, '')}/mcp`,
+      },
+      fetcher: createClientMetadataFetcher({ allowPrivate: config.oauthAllowPrivateClientUrls, clock }),
+    }),
   };
 }
 

@@ -14,6 +14,7 @@ import * as m008 from './migrations/008_message_parse_error.ts';
 import * as m009 from './migrations/009_request_is_read.ts';
 import * as m010 from './migrations/010_live_events.ts';
 import * as m011 from './migrations/011_dashboard_sessions.ts';
+import * as m012 from './migrations/012_oauth.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '009_request_is_read': m009,
   '010_live_events': m010,
   '011_dashboard_sessions': m011,
+  '012_oauth': m012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,351 @@
+// SQL for OAuth (migration 012): clients, pending consent requests, grants, codes and tokens. Every lookup of a
+// token joins the grant's key and workspace, so a revoked key is seen on the same read.
+import { sql, type Kysely } from 'kysely';
+import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
+
+export interface OAuthClientRow {
+  client_id: string;
+  kind: 'registered' | 'metadata-document';
+  secret_hash: string | null;
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
+  client_name: string;
+  client_uri: string | null;
+  logo_uri: string | null;
+  redirect_uris: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AuthorizationRequestRow {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  scope: string;
+  resource: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export interface GrantRow {
+  id: string;
+  client_id: string;
+  workspace_id: string;
+  key_id: string;
+  redirect_uri: string;
+  scope: string;
+  resource: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+export interface CodeRow {
+  code_hash: string;
+  grant_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface TokenRow {
+  token_hash: string;
+  grant_id: string;
+  kind: 'access' | 'refresh';
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** The tables of migration 012, which schema.ts does not list (nothing but OAuth reads them). */
+interface OAuthTables {
+  oauth_clients: OAuthClientRow;
+  oauth_authorization_requests: AuthorizationRequestRow;
+  oauth_grants: GrantRow;
+  oauth_codes: CodeRow;
+  oauth_tokens: TokenRow;
+}
+
+type Db = Kysely<Database>;
+const oauth = (db: Db) => db as unknown as Kysely<Database & OAuthTables>;
+
+// ---- clients
+
+export async function insertClient(db: Db, row: OAuthClientRow): Promise<void> {
+  await oauth(db)
+    .insertInto('oauth_clients')
+    .values({ ...row, redirect_uris: JSON.stringify(row.redirect_uris) as unknown as string[] })
+    .execute();
+}
+
+/** A metadata-document client is written (or refreshed) each time its document is read. */
+export async function upsertDocumentClient(db: Db, row: OAuthClientRow): Promise<void> {
+  const values = { ...row, redirect_uris: JSON.stringify(row.redirect_uris) as unknown as string[] };
+  await oauth(db)
+    .insertInto('oauth_clients')
+    .values(values)
+    .onConflict((oc) =>
+      oc.column('client_id').doUpdateSet({
+        client_name: values.client_name,
+        client_uri: values.client_uri,
+        logo_uri: values.logo_uri,
+        redirect_uris: values.redirect_uris,
+        token_endpoint_auth_method: values.token_endpoint_auth_method,
+        updated_at: values.updated_at,
+      }),
+    )
+    .execute();
+}
+
+export async function findClient(db: Db, clientId: string): Promise<OAuthClientRow | undefined> {
+  return oauth(db)
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+}
+
+// ---- authorization requests (the consent page's subject)
+
+export async function insertAuthorizationRequest(db: Db, row: AuthorizationRequestRow): Promise<void> {
+  await oauth(db).insertInto('oauth_authorization_requests').values(row).execute();
+}
+
+export async function deleteExpiredAuthorizationRequests(db: Db, now: Date): Promise<void> {
+  await oauth(db).deleteFrom('oauth_authorization_requests').where('expires_at', '<=', now).execute();
+}
+
+export async function findAuthorizationRequest(
+  db: Db,
+  id: string,
+  now: Date,
+): Promise<{ request: AuthorizationRequestRow; client: OAuthClientRow } | undefined> {
+  const request = await oauth(db)
+    .selectFrom('oauth_authorization_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  if (request === undefined) return undefined;
+  const client = await findClient(db, request.client_id);
+  return client === undefined ? undefined : { request, client };
+}
+
+/** Takes a pending request exactly once: two decisions racing see one winner. */
+export async function takeAuthorizationRequest(
+  db: Db,
+  id: string,
+  now: Date,
+): Promise<AuthorizationRequestRow | undefined> {
+  return oauth(db)
+    .deleteFrom('oauth_authorization_requests')
+    .where('id', '=', id)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// ---- grants, codes, tokens
+
+export async function insertGrantWithCode(db: Db, grant: GrantRow, code: CodeRow): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await oauth(trx).insertInto('oauth_grants').values(grant).execute();
+    await oauth(trx).insertInto('oauth_codes').values(code).execute();
+  });
+}
+
+export interface GrantContext {
+  grant: GrantRow;
+  key: Pick<ApiKeyRow, 'id' | 'prefix' | 'label' | 'revoked_at' | 'expires_at' | 'workspace_id'>;
+  workspace: Pick<WorkspaceRow, 'id' | 'name'>;
+}
+
+function grantContextQuery(db: Db) {
+  return (
+    oauth(db)
+      .selectFrom('oauth_grants as g')
+      .innerJoin('api_keys as k', 'k.id', 'g.key_id')
+      .innerJoin('workspaces as w', 'w.id', 'g.workspace_id')
+      .selectAll('g')
+      .select([
+        'k.prefix as k_prefix',
+        'k.label as k_label',
+        'k.revoked_at as k_revoked_at',
+        'k.expires_at as k_expires_at',
+        'k.workspace_id as k_workspace_id',
+        'w.name as w_name',
+      ])
+      // A grant stands only for a key of its own workspace; the join says so rather than trusting the row.
+      .whereRef('k.workspace_id', '=', 'g.workspace_id')
+  );
+}
+
+type GrantContextRow = GrantRow & {
+  k_prefix: string;
+  k_label: string;
+  k_revoked_at: Date | null;
+  k_expires_at: Date | null;
+  k_workspace_id: string;
+  w_name: string;
+};
+
+function toGrantContext(row: GrantContextRow): GrantContext {
+  const { k_prefix, k_label, k_revoked_at, k_expires_at, k_workspace_id, w_name, ...grant } = row;
+  return {
+    grant,
+    key: {
+      id: grant.key_id,
+      prefix: k_prefix,
+      label: k_label,
+      revoked_at: k_revoked_at,
+      expires_at: k_expires_at,
+      workspace_id: k_workspace_id,
+    },
+    workspace: { id: grant.workspace_id, name: w_name },
+  };
+}
+
+/** Marks a code used (once); the row as it was, or undefined when no such code exists. */
+export async function claimCode(
+  db: Db,
+  codeHash: string,
+  now: Date,
+): Promise<{ code: CodeRow; firstUse: boolean } | undefined> {
+  const claimed = await oauth(db)
+    .updateTable('oauth_codes')
+    .set({ used_at: now })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (claimed !== undefined) return { code: claimed, firstUse: true };
+  const used = await oauth(db)
+    .selectFrom('oauth_codes')
+    .selectAll()
+    .where('code_hash', '=', codeHash)
+    .executeTakeFirst();
+  return used === undefined ? undefined : { code: used, firstUse: false };
+}
+
+/** Marks a refresh token used (once), like claimCode. */
+export async function claimRefreshToken(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<{ token: TokenRow; firstUse: boolean } | undefined> {
+  const claimed = await oauth(db)
+    .updateTable('oauth_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', 'refresh')
+    .where('used_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (claimed !== undefined) return { token: claimed, firstUse: true };
+  const used = await oauth(db)
+    .selectFrom('oauth_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', 'refresh')
+    .executeTakeFirst();
+  return used === undefined ? undefined : { token: used, firstUse: false };
+}
+
+export async function findGrantContext(db: Db, grantId: string): Promise<GrantContext | undefined> {
+  const row = await grantContextQuery(db).where('g.id', '=', grantId).executeTakeFirst();
+  return row === undefined ? undefined : toGrantContext(row as GrantContextRow);
+}
+
+export async function findTokenWithGrant(
+  db: Db,
+  tokenHash: string,
+): Promise<{ token: TokenRow; context: GrantContext } | undefined> {
+  const token = await oauth(db)
+    .selectFrom('oauth_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (token === undefined) return undefined;
+  const context = await findGrantContext(db, token.grant_id);
+  return context === undefined ? undefined : { token, context };
+}
+
+/** Issues a token pair; the grant's expired tokens and used codes are dropped in the same transaction. */
+export async function insertTokenPair(
+  db: Db,
+  grantId: string,
+  access: TokenRow,
+  refresh: TokenRow,
+  now: Date,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await oauth(trx)
+      .deleteFrom('oauth_tokens')
+      .where('grant_id', '=', grantId)
+      .where('expires_at', '<=', now)
+      .execute();
+    await oauth(trx).insertInto('oauth_tokens').values([access, refresh]).execute();
+    await oauth(trx)
+      .updateTable('oauth_grants')
+      .set({ last_used_at: now })
+      .where('id', '=', grantId)
+      .execute();
+  });
+}
+
+export async function deleteToken(db: Db, tokenHash: string): Promise<void> {
+  await oauth(db).deleteFrom('oauth_tokens').where('token_hash', '=', tokenHash).execute();
+}
+
+/** Ends a grant: its codes and tokens go with it (cascade). */
+export async function deleteGrant(db: Db, grantId: string, workspaceId?: string): Promise<boolean> {
+  let q = oauth(db).deleteFrom('oauth_grants').where('id', '=', grantId);
+  if (workspaceId !== undefined) q = q.where('workspace_id', '=', workspaceId);
+  const result = await q.executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** last_used_at moves at most once a minute per grant: a write per MCP call would cost more than it says. */
+export async function touchGrant(db: Db, grantId: string, now: Date): Promise<void> {
+  await oauth(db)
+    .updateTable('oauth_grants')
+    .set({ last_used_at: now })
+    .where('id', '=', grantId)
+    .where((eb) =>
+      eb.or([
+        eb('last_used_at', 'is', null),
+        eb('last_used_at', '<', sql<Date>`${now}::timestamptz - interval '60 seconds'`),
+      ]),
+    )
+    .execute();
+}
+
+export interface GrantListRow {
+  grant: GrantRow;
+  client: Pick<OAuthClientRow, 'client_id' | 'kind' | 'client_name' | 'client_uri'>;
+  keyLabel: string;
+}
+
+/** A workspace's grants whose key still stands (a revoked or expired key's grants are dead). */
+export async function listGrants(db: Db, workspaceId: string, now: Date): Promise<GrantListRow[]> {
+  const rows = await oauth(db)
+    .selectFrom('oauth_grants as g')
+    .innerJoin('oauth_clients as c', 'c.client_id', 'g.client_id')
+    .innerJoin('api_keys as k', 'k.id', 'g.key_id')
+    .selectAll('g')
+    .select(['c.kind as c_kind', 'c.client_name as c_name', 'c.client_uri as c_uri', 'k.label as k_label'])
+    .where('g.workspace_id', '=', workspaceId)
+    .where('k.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+    .orderBy('g.created_at', 'desc')
+    .orderBy('g.id', 'desc')
+    .limit(500)
+    .execute();
+  return rows.map(({ c_kind, c_name, c_uri, k_label, ...grant }) => ({
+    grant,
+    client: { client_id: grant.client_id, kind: c_kind, client_name: c_name, client_uri: c_uri },
+    keyLabel: k_label,
+  }));
+}
