@@ -8,6 +8,8 @@ import { ErrorMessage, Loading } from './ui/Empty.tsx';
 import { Link } from './ui/Link.tsx';
 import { useKeyboard } from './ui/keyboard.ts';
 import { useTitleCount } from './ui/titleCount.ts';
+import { ConnectionsPage } from './views/oauth/ConnectionsPage.tsx';
+import { ConsentPage } from './views/oauth/ConsentPage.tsx';
 import { SandboxPage } from './views/sandbox.tsx';
 import { SandboxesPage } from './views/sandboxes.tsx';
 import { SignIn } from './views/signIn.tsx';
@@ -53,7 +55,18 @@ export function App() {
     );
   }
   if (state.kind === 'signedOut') {
-    return <SignIn onSignedIn={(session) => setState({ kind: 'signedIn', session })} />;
+    // The consent page keeps its URL through sign-in, so the request is shown as soon as the session exists.
+    const consent = parseRoute(location.pathname).name === 'consent';
+    return (
+      <SignIn
+        intro={
+          consent
+            ? 'An app is asking to connect to this sandtrap. Sign in with an API key to see which app it is and approve or deny it.'
+            : undefined
+        }
+        onSignedIn={(session) => setState({ kind: 'signedIn', session })}
+      />
+    );
   }
   return (
     <Shell
@@ -95,6 +108,9 @@ function Shell({ session, onSignedOut }: { session: SessionInfo; onSignedOut: ()
           <Link href={paths.sandboxes()} aria-current={route.name === 'sandboxes' ? 'page' : undefined}>
             Sandboxes
           </Link>
+          <Link href={paths.connections()} aria-current={route.name === 'connections' ? 'page' : undefined}>
+            Connected apps
+          </Link>
         </nav>
         <span class="key-label" title={`Signed in with key ${session.keyLabel}`}>
           {session.keyLabel}
@@ -107,6 +123,8 @@ function Shell({ session, onSignedOut }: { session: SessionInfo; onSignedOut: ()
       <main id="main" class="page" tabIndex={-1}>
         {route.name === 'sandboxes' && <SandboxesPage />}
         {route.name === 'sandbox' && <SandboxPage route={route} />}
+        {route.name === 'connections' && <ConnectionsPage />}
+        {route.name === 'consent' && <ConsentPage requestId={route.requestId} />}
         {route.name === 'notFound' && (
           <>
             <h1>Page not found</h1>

@@ -6,12 +6,17 @@ export type SandboxTab = 'mail' | 'requests' | 'rules' | 'setup';
 export type Route =
   | { name: 'sandboxes' }
   | { name: 'sandbox'; sandboxId: string; tab: SandboxTab; messageId?: string; requestId?: string }
+  | { name: 'connections' }
+  | { name: 'consent'; requestId: string }
   | { name: 'notFound'; path: string };
 
 /** Matches a path against the dashboard's routes. */
 export function parseRoute(path: string): Route {
   const parts = path.split('/').filter(Boolean).map(decodeSegment);
   if (parts.length === 0) return { name: 'sandboxes' };
+  if (parts[0] === 'connections' && parts.length === 1) return { name: 'connections' };
+  if (parts[0] === 'oauth' && parts[1] === 'consent' && parts[2] && parts.length === 3)
+    return { name: 'consent', requestId: parts[2] };
   if (parts[0] !== 's' || !parts[1]) return { name: 'notFound', path };
   const sandboxId = parts[1];
   const [section, id, ...rest] = parts.slice(2);
@@ -49,14 +54,20 @@ export const paths = {
   request: (sandboxId: string, requestId: string) => `/s/${enc(sandboxId)}/requests/${enc(requestId)}`,
   rules: (sandboxId: string) => `/s/${enc(sandboxId)}/rules`,
   setup: (sandboxId: string) => `/s/${enc(sandboxId)}/setup`,
+  connections: () => '/connections',
+  consent: (requestId: string) => `/oauth/consent/${enc(requestId)}`,
 };
 
 function enc(segment: string): string {
   return encodeURIComponent(segment);
 }
 
-/** The route one level up, where Esc goes: a message to its list, a tab to the sandbox, a sandbox to the list. */
+/**
+ * The route one level up, where Esc goes: a message to its list, a tab to the sandbox, a sandbox to the list.
+ * The consent page has none: a stray Esc must not leave a person's pending decision behind.
+ */
 export function parentPath(route: Route): string | null {
+  if (route.name === 'consent') return null;
   if (route.name !== 'sandbox') return route.name === 'sandboxes' ? null : paths.sandboxes();
   if (route.messageId) return paths.sandbox(route.sandboxId);
   if (route.requestId) return paths.requests(route.sandboxId);

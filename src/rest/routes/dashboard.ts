@@ -1,6 +1,7 @@
-// The dashboard's files, built into dist/web at install: index.html for / and every /s/... deep link (the app
-// routes in the browser), and /assets/<file> named by content hash, so cached for a year and sent
-// precompressed (br or gzip) as the browser accepts. Every answer carries a strict CSP without inline script.
+// The dashboard's files, built into dist/web at install: index.html for / and every /s/... deep link, for
+// /connections and for the OAuth consent page /oauth/consent/{id} (the app routes in the browser), and
+// /assets/<file> named by content hash, so cached for a year and sent precompressed (br or gzip) as the browser
+// accepts. Every answer carries a strict CSP without inline script.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
@@ -98,6 +99,9 @@ export function dashboardRoutes(app: FastifyInstance, webDir: string = DEFAULT_W
   app.get('/', { logLevel: 'warn' }, index);
   app.get('/s', { logLevel: 'warn' }, index);
   app.get('/s/*', { logLevel: 'warn' }, index);
+  app.get('/connections', { logLevel: 'warn' }, index);
+  // Only the consent page: the rest of /oauth/ is the authorization server's (authorize, token, register, revoke).
+  app.get('/oauth/consent/*', { logLevel: 'warn' }, index);
 
   app.get<{ Params: { file: string } }>('/assets/:file', { logLevel: 'warn' }, async (request, reply) => {
     const { file } = request.params;

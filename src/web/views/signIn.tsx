@@ -3,7 +3,14 @@ import { useState } from 'preact/hooks';
 import { errorText } from '../api.ts';
 import { signIn, type SessionInfo } from '../session.ts';
 
-export function SignIn({ onSignedIn }: { onSignedIn: (session: SessionInfo) => void }) {
+export function SignIn({
+  onSignedIn,
+  intro,
+}: {
+  onSignedIn: (session: SessionInfo) => void;
+  /** Why the person is asked to sign in, when they came for something other than the dashboard itself. */
+  intro?: string | undefined;
+}) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -31,6 +38,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: SessionInfo) => v
   return (
     <main class="page narrow sign-in">
       <h1>Sign in to sandtrap</h1>
+      {intro && <p class="sign-in-intro">{intro}</p>}
       <form onSubmit={submit} noValidate>
         <label for="api-key">API key</label>
         <input
