@@ -617,6 +617,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/authorizations/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the pending authorization request (from the consent page's URL). */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a pending OAuth authorization request
+         * @description What the consent page shows: the client, where it will be sent back to, the workspace and the
+         *     key the grant will be bound to (the key behind this request's credential). 404 when the
+         *     request is unknown, expired or already decided.
+         */
+        get: operations["getOAuthAuthorization"];
+        put?: never;
+        /**
+         * Approve or deny a pending OAuth authorization request
+         * @description Approving creates a grant bound to this workspace and to the key behind this request's
+         *     credential, and answers the client's redirect URI with a single-use code; denying answers it
+         *     with `error=access_denied`. Either way the browser is sent to `redirectTo`. The request can be
+         *     decided once: afterwards it is 404.
+         */
+        post: operations["decideOAuthAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connected OAuth clients
+         * @description The workspace's live grants (connected MCP clients), newest first.
+         */
+        get: operations["listOAuthGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/grants/{grantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the grant. */
+                grantId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an OAuth client
+         * @description Ends the grant; its access and refresh tokens stop working at once.
+         */
+        delete: operations["revokeOAuthGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -827,6 +902,79 @@ export interface components {
             keyLabel: string;
             /** Format: date-time */
             expiresAt: string;
+        };
+        /** @description An OAuth client as sandtrap knows it. */
+        OAuthClient: {
+            /** @description The client id (an https URL for a client ID metadata document). */
+            clientId: string;
+            /**
+             * @description `registered`: self-registered with Dynamic Client Registration (its name is its own claim).
+             *     `metadata-document`: its id is the URL of a metadata document sandtrap fetched.
+             * @enum {string}
+             */
+            kind: "registered" | "metadata-document";
+            name: string;
+            /** @description The client's home page, if it gave one. */
+            uri: string | null;
+            logoUri?: string | null;
+        };
+        OAuthAuthorizationRequest: {
+            /** Format: uuid */
+            id: string;
+            client: components["schemas"]["OAuthClient"];
+            redirectUri: string;
+            /** @description Host (and port) of `redirectUri`, or its scheme for a private-use scheme. */
+            redirectHost: string;
+            scope: string;
+            /** @description The MCP server URL the tokens will be valid for. */
+            resource: string;
+            workspace: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            /** @description The key the grant will be bound to; revoking it ends the grant. */
+            approver: {
+                /** Format: uuid */
+                keyId: string;
+                keyLabel: string;
+            };
+            /**
+             * Format: date-time
+             * @description After this the request can no longer be decided.
+             */
+            expiresAt: string;
+        };
+        OAuthDecision: {
+            /** @enum {string} */
+            decision: "approve" | "deny";
+        };
+        OAuthDecisionResult: {
+            /** @description The client's redirect URI with `code` (or `error=access_denied`) and `state`. */
+            redirectTo: string;
+        };
+        OAuthGrant: {
+            /** Format: uuid */
+            id: string;
+            client: components["schemas"]["OAuthClient"];
+            redirectHost: string;
+            scope: string;
+            /**
+             * Format: uuid
+             * @description The key that approved the grant; revoking it ends the grant.
+             */
+            keyId: string;
+            keyLabel: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description The last time one of its tokens was issued or used on /mcp.
+             */
+            lastUsedAt: string | null;
+        };
+        OAuthGrantList: {
+            items: components["schemas"]["OAuthGrant"][];
         };
         UpdateMessage: {
             /** @description `true` marks the message consumed; `false` makes it match `isRead=false` filters again. */
@@ -2677,6 +2825,114 @@ export interface operations {
             204: components["responses"]["NoContent"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOAuthAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the pending authorization request (from the consent page's URL). */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAuthorizationRequest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    decideOAuthAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the pending authorization request (from the consent page's URL). */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthDecision"];
+            };
+        };
+        responses: {
+            /** @description Decided; send the browser to `redirectTo`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthDecisionResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSite"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listOAuthGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grants. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthGrantList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeOAuthGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the grant. */
+                grantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSite"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

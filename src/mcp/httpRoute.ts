@@ -1,15 +1,18 @@
 // POST /mcp on the API listener: stateless Streamable HTTP for the 2026-07-28 and 2025 protocol eras, the same
-// API keys as REST, and Host/Origin checks against DNS rebinding when bound to loopback.
+// API keys as REST or an OAuth access token (acting as the grant's workspace and key), and Host/Origin checks
+// against DNS rebinding when bound to loopback.
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthResult, Principal } from '../core/apiKeys.ts';
 import type { Core } from '../core/core.ts';
 import { duplicateCredentialMessage, presentedCredential } from '../core/credentials.ts';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '../core/http/views.ts';
+import type { AccessTokenAuth } from '../core/oauth/types.ts';
 import { problem } from '../core/problem.ts';
 import { inProcessBackend } from './backend.ts';
+import { bearerChallenge } from './bearerChallenge.ts';
 import { sameServerCheck } from './originCheck.ts';
 import { buildMcpServer } from './server.ts';
 
@@ -24,6 +27,57 @@ const REFUSALS: Record<Exclude<AuthResult, { ok: true }>['reason'], string> = {
   revoked: 'The API key has been revoked. Configure another key.',
   expired: 'The API key has expired. Create a new one.',
 };
+
+/** With OAuth on, a client without a key can connect through the authorization server instead. */
+const MISSING_WITH_OAUTH =
+  'No API key or access token was sent: add the header "Authorization: Bearer <key>" to the MCP client ' +
+  'configuration, or connect with OAuth (the WWW-Authenticate header names the metadata to start from).';
+
+const TOKEN_REFUSALS: Record<Exclude<AccessTokenAuth, { ok: true }>['reason'], string> = {
+  unknown: 'The access token is not recognised. Connect the MCP client again to get a new one.',
+  expired: 'The access token has expired (they last one hour); get a new one with the refresh token.',
+  revoked:
+    'The access token has been revoked (the connection was ended, or a refresh token was used twice). ' +
+    'Connect the MCP client again.',
+  'wrong-audience': 'The access token was issued for another resource, not this MCP server.',
+  'key-revoked':
+    'The API key that approved this connection has been revoked, which ended it. Connect again and approve ' +
+    'with a live key.',
+  'key-expired':
+    'The API key that approved this connection has expired, which ended it. Connect again and approve with ' +
+    'a live key.',
+};
+
+/** Who a request acts for, and what the SDK is told about its credential. */
+interface Caller {
+  principal: Principal;
+  authInfo: AuthInfo;
+  /** Whose request ids a cancellation may name: the key, or the OAuth grant (one key can approve several). */
+  owner: string;
+}
+
+function apiKeyCaller(principal: Principal): Caller {
+  return {
+    principal,
+    authInfo: { token: principal.keyPrefix, clientId: principal.keyId, scopes: [] },
+    owner: principal.keyId,
+  };
+}
+
+function oauthCaller(auth: Extract<AccessTokenAuth, { ok: true }>): Caller {
+  return {
+    principal: auth.principal,
+    authInfo: {
+      // Never the token itself: AuthInfo reaches tool handlers and logs.
+      token: `oauth-grant:${auth.grantId}`,
+      clientId: auth.clientId,
+      scopes: auth.scopes,
+      expiresAt: Math.floor(auth.expiresAt.getTime() / 1000),
+      resource: new URL(auth.resource),
+    },
+    owner: `grant:${auth.grantId}`,
+  };
+}
 
 async function sendWebResponse(reply: FastifyReply, res: Response): Promise<FastifyReply> {
   reply.code(res.status);
@@ -46,7 +100,7 @@ function messagesOf(body: unknown): JsonRpcMessage[] {
 export function installMcpRoute(app: FastifyInstance, core: Core, version: string): void {
   // Stateless: a cancellation arrives as its own POST, so calls in flight are found by key and request id.
   const inFlight = new Map<string, AbortController>();
-  const flightKey = (keyId: string, id: string | number) => `${keyId}\u0000${typeof id}:${id}`;
+  const flightKey = (owner: string, id: string | number) => `${owner}\u0000${typeof id}:${id}`;
   const handler = createMcpHandler(
     (ctx) => {
       const principal = ctx.authInfo?.extra?.principal as Principal | undefined;
@@ -61,7 +115,13 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
   const allowed = [...new Set([...LOOPBACK, core.config.publicSmtpHost])];
 
   /** Who sent each request: authenticated in onRequest, before a byte of the body is read. */
-  const principals = new WeakMap<FastifyRequest, Principal>();
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const oauthUrls = core.oauth.enabled ? core.oauth.urls : undefined;
+  const refuse = (request: FastifyRequest, reply: FastifyReply, sent: boolean, detail: string) => {
+    reply.header('WWW-Authenticate', bearerChallenge(oauthUrls, sent, detail));
+    const body = problem('unauthorized', detail, request.id, request.url);
+    return reply.code(401).type('application/problem+json').send(body);
+  };
   const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const presented = presentedCredential(request.raw.rawHeaders);
     if (!presented.ok) {
@@ -74,14 +134,19 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
       );
       return reply.code(400).type('application/problem+json').send(body);
     }
-    const auth = await core.apiKeys.authenticate(presented.key, request.ip);
-    if (auth.ok) return void principals.set(request, auth.principal);
-    reply.header(
-      'WWW-Authenticate',
-      `Bearer realm="sandtrap"${auth.reason === 'missing' ? '' : ', error="invalid_token"'}`,
-    );
-    const body = problem('unauthorized', REFUSALS[auth.reason], request.id, request.url);
-    return reply.code(401).type('application/problem+json').send(body);
+    const credential = presented.key;
+    // API keys (stk_) go on exactly as before; only something shaped like our tokens is an OAuth token.
+    if (oauthUrls !== undefined && credential !== undefined && core.oauth.isOAuthToken(credential)) {
+      const auth = await core.oauth.authenticateAccessToken(credential);
+      if (auth.ok) return void callers.set(request, oauthCaller(auth));
+      request.log.info({ reason: auth.reason }, 'MCP access token refused');
+      return refuse(request, reply, true, TOKEN_REFUSALS[auth.reason]);
+    }
+    const auth = await core.apiKeys.authenticate(credential, request.ip);
+    if (auth.ok) return void callers.set(request, apiKeyCaller(auth.principal));
+    const missing = auth.reason === 'missing';
+    const detail = missing && oauthUrls !== undefined ? MISSING_WITH_OAUTH : REFUSALS[auth.reason];
+    return refuse(request, reply, !missing, detail);
   };
 
   // JSON-RPC bodies are parsed here (this scope only) so a message nested past the bound that every parsed view
@@ -109,8 +174,9 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
     bodyLimit: MCP_BODY_LIMIT,
     onRequest: loopbackOnly ? [sameServerCheck(allowed), authenticate] : [authenticate],
     async handler(request, reply) {
-      const principal = principals.get(request);
-      if (principal === undefined) throw new Error('MCP request without an authenticated principal');
+      const caller = callers.get(request);
+      if (caller === undefined) throw new Error('MCP request without an authenticated principal');
+      const principal = caller.principal;
       if (request.method !== 'POST') {
         return reply
           .code(405)
@@ -122,14 +188,14 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
           });
       }
       const controller = new AbortController();
-      const keyId = principal.keyId;
+      const owner = caller.owner;
       const registered: string[] = [];
       for (const message of messagesOf(request.body)) {
         const cancelled = message.params?.requestId;
         if (message.method === 'notifications/cancelled' && cancelled !== undefined) {
-          inFlight.get(flightKey(keyId, cancelled))?.abort();
+          inFlight.get(flightKey(owner, cancelled))?.abort();
         } else if (message.id !== undefined && message.id !== null && message.method !== undefined) {
-          const k = flightKey(keyId, message.id);
+          const k = flightKey(owner, message.id);
           inFlight.set(k, controller);
           registered.push(k);
         }
@@ -151,12 +217,7 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
       });
       const res = await handler.fetch(webRequest, {
         parsedBody: request.body,
-        authInfo: {
-          token: principal.keyPrefix,
-          clientId: principal.keyId,
-          scopes: [],
-          extra: { principal, requestId: request.id, log: request.log },
-        },
+        authInfo: { ...caller.authInfo, extra: { principal, requestId: request.id, log: request.log } },
       });
       return sendWebResponse(reply, res);
     },

@@ -1,4 +1,5 @@
-// Builds the API listener: /api/v1 (REST), /openapi/v1.json, /api-docs, /healthz and the dashboard (/).
+// Builds the API listener: /api/v1 (REST), the OAuth authorization server (/oauth, /.well-known),
+// /openapi/v1.json, /api-docs, /healthz and the dashboard (/).
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -8,6 +9,8 @@ import { clientErrorHandler } from './clientError.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling, sendProblem } from './errorHandler.ts';
 import { problem } from '../core/problem.ts';
+import { consentRoutes } from './oauth/consentRoutes.ts';
+import { oauthEndpoints } from './oauth/endpoints.ts';
 import { installRateLimit } from './rateLimit.ts';
 import { requestIdFor } from './requestId.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -130,9 +133,14 @@ export async function buildApi({
       requestRoutes(v1, core);
       waitRoutes(v1, core);
       eventRoutes(v1, core);
+      consentRoutes(v1, core);
     },
     { prefix: '/api/v1' },
   );
+  // Without PUBLIC_URL off loopback there is no issuer URL clients could trust: no OAuth at all (404s).
+  if (core.oauth.enabled) {
+    await app.register(async (scope) => oauthEndpoints(scope, core, { perIp: limiters?.perIp, redis }));
+  }
   if (mount !== undefined) {
     await app.register(async (scope) => {
       if (limiters !== undefined) scope.addHook('onRequest', limiters.perIp);

@@ -1,6 +1,6 @@
 // Authentication for /api/v1: `Authorization: Bearer <key>` or `X-Api-Key: <key>`, or else the dashboard's
 // session cookie. A write made with the cookie must come from our own origin (the browser's Origin header):
-// the cookie is sent by the browser on its own, the key never is.
+// the cookie is sent by the browser on its own, the key never is. OAuth tokens are for /mcp only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthResult, Principal } from '../core/apiKeys.ts';
 import type { Core } from '../core/core.ts';
@@ -66,6 +66,17 @@ export function refuseCrossSite(request: FastifyRequest, reply: FastifyReply): F
     });
 }
 
+/** 401 for an OAuth access or refresh token: its audience is /mcp, never the REST API (RFC 8707). */
+function refuseOAuthToken(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.log.info('OAuth token refused on REST');
+  reply.header('WWW-Authenticate', 'Bearer realm="sandtrap", error="invalid_token"');
+  return sendProblem(reply, problem('unauthorized', OAUTH_TOKEN_REFUSAL, request.id, request.url));
+}
+
+export const OAUTH_TOKEN_REFUSAL =
+  'This is an OAuth access token for /mcp; the REST API takes an API key (stk_...). Send an API key as ' +
+  '"Authorization: Bearer <key>" or "X-Api-Key: <key>"; create one with POST /api/v1/keys or `sandtrap keys create`.';
+
 export function installAuth(app: FastifyInstance, core: Core): void {
   const origin = requestOrigin(core.config);
   app.decorateRequest('principal', null as unknown as Principal);
@@ -78,6 +89,9 @@ export function installAuth(app: FastifyInstance, core: Core): void {
           { path: presented.header, message: 'sent more than once' },
         ]),
       );
+    }
+    if (presented.key !== undefined && core.oauth.isOAuthToken(presented.key)) {
+      return refuseOAuthToken(request, reply);
     }
     const token = presented.key === undefined ? sessionToken(request.headers.cookie) : undefined;
     if (token !== undefined) {
