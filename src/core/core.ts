@@ -18,6 +18,7 @@ import { createSweeper } from './sweeps.ts';
 import { maintainTables, type MaintenanceResult } from './store/maintenance.ts';
 import { createWaitService } from './waits.ts';
 import type { Store } from './store/openStore.ts';
+import { createStoreWriters } from './store/writers.ts';
 import { createWorkspaceService } from './workspaces.ts';
 
 export interface CoreDeps {
@@ -43,14 +44,8 @@ export function createCore({
   const { db } = store;
   const limits = createRateLimits(config, redis);
   const apiKeys = createApiKeyService(db, clock);
-  // The embedded store has one connection; PostgreSQL commits a few batches at once from its pool.
-  const commitConcurrency = store.kind === 'pglite' ? 1 : 4;
-  // The embedded store runs each statement on this thread, so a statement per message or two cost the thread
-  // more than waiting for the messages still being parsed (about 20% less CPU per message over SMTP). On
-  // PostgreSQL the wait only added latency.
-  const waitForParsesMs = store.kind === 'pglite' ? 5 : 0;
-  // PostgreSQL parses and plans the capture inserts once per connection (preparedPool.ts); PGlite cannot.
-  const preparedInserts = store.kind === 'postgres';
+  // Group commit, its concurrency and prepared inserts are the store's business, per stream.
+  const writers = createStoreWriters(store);
   // Mutable only until the listeners are bound: port 0 (tests) is replaced by the port actually taken.
   const endpoints: Endpoints = {
     publicSmtpHost: config.publicSmtpHost,
@@ -64,6 +59,15 @@ export function createCore({
     retentionDays: config.retentionDays,
     useAdvisoryLock: store.kind === 'postgres',
   });
+  const oauth = createOAuthService(db, clock, {
+    enabled: config.oauthEnabled,
+    // Read on each use: the API port is known only once the listener is bound (port 0 in tests).
+    urls: {
+      issuer: () => endpoints.dashboardBaseUrl.replace(/\/$/, ''),
+      resource: () => `${endpoints.dashboardBaseUrl.replace(/\/$/, '')}/mcp`,
+    },
+    fetcher: createClientMetadataFetcher({ allowPrivate: config.oauthAllowPrivateClientUrls, clock }),
+  });
   return {
     config,
     clock,
@@ -75,10 +79,10 @@ export function createCore({
     endpoints,
     sandboxes: createSandboxService(db, clock, endpoints, bus),
     messages: createMessageService(db, clock, bus),
-    ingestMail: createMailIngest(db, clock, bus, { commitConcurrency, waitForParsesMs, preparedInserts }),
+    ingestMail: createMailIngest(clock, bus, writers.messages),
     smtpAccess: createSmtpAccess(db, clock, bus, config.captureDomain),
     limits,
-    capture: createCaptureService(db, clock, limits, bus, { commitConcurrency, preparedInserts }),
+    capture: createCaptureService(db, clock, limits, bus, writers.requests),
     waits: createWaitService(db, clock, bus, { recheckMs: waitRecheckMs }),
     /** VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. */
     maintainStore: (): Promise<MaintenanceResult> =>
@@ -86,20 +90,15 @@ export function createCore({
     /** One sweep; the process that ran it (held the lock) also drops journaled changes past keeping. */
     sweep: async () => {
       const result = await sweep();
-      if (result.ran) await liveEvents.prune();
+      if (result.ran) {
+        await liveEvents.prune();
+        await oauth.prune();
+      }
       return result;
     },
     liveEvents,
     requests: createRequestService(db, clock, bus),
-    oauth: createOAuthService(db, clock, {
-      enabled: config.oauthEnabled,
-      // Read on each use: the API port is known only once the listener is bound (port 0 in tests).
-      urls: {
-        issuer: () => endpoints.dashboardBaseUrl.replace(/\/$/, ''),
-        resource: () => `${endpoints.dashboardBaseUrl.replace(/\/$/, '')}/mcp`,
-      },
-      fetcher: createClientMetadataFetcher({ allowPrivate: config.oauthAllowPrivateClientUrls, clock }),
-    }),
+    oauth,
   };
 }
 

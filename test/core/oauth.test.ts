@@ -339,4 +339,48 @@ describeEachStore('core.oauth', (getStore) => {
     // The failed attempt did not burn the code: client authentication comes first.
     await exchange(client, code, verifier);
   });
+
+  it('sweeps expired consent requests and tokens, and grants whose refresh token expired unused', async () => {
+    const { principal } = await setUp();
+    const client = await registerPublic();
+    const kept = await approve(principal, client).then(({ code, verifier }) =>
+      exchange(client, code, verifier),
+    );
+    await approve(principal, client).then(({ code, verifier }) => exchange(client, code, verifier));
+    const pending = await core.oauth.startAuthorization({
+      response_type: 'code',
+      client_id: client.clientId,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+      resource: core.oauth.urls.resource(),
+    });
+    assert.ok(pending.ok);
+    const count = async (table: string) =>
+      Number(
+        (
+          (await getStore()
+            .db.selectFrom(table as never)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()) as { n: unknown }
+        ).n,
+      );
+    // 29 days on, one grant refreshes; a day later the other's refresh token has expired unused.
+    clock.advance(29 * 86_400_000);
+    const refreshed = await core.oauth.token(
+      { grant_type: 'refresh_token', refresh_token: kept.refresh_token },
+      client,
+    );
+    assert.ok(refreshed.ok);
+    clock.advance(2 * 86_400_000);
+    await core.sweep();
+    assert.equal(await count('oauth_authorization_requests'), 0);
+    const grants = await core.oauth.listGrants(principal);
+    assert.equal(grants.length, 1);
+    assert.ok((await core.oauth.authenticateAccessToken(refreshed.tokens.access_token)).ok === false); // 1 h is long gone
+    const again = await core.oauth.token(
+      { grant_type: 'refresh_token', refresh_token: refreshed.tokens.refresh_token },
+      client,
+    );
+    assert.ok(again.ok, 'the live grant still refreshes after the sweep');
+  });
 });

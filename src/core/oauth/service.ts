@@ -5,7 +5,7 @@ import type { Principal } from '../apiKeys.ts';
 import type { Clock } from '../clock.ts';
 import { UUID_PATTERN } from '../random.ts';
 import type { Database } from '../store/schema.ts';
-import { deleteGrant, listGrants } from '../store/repos/oauth.ts';
+import { deleteGrant, listGrants, pruneOAuth } from '../store/repos/oauth.ts';
 import { createAuthorizations } from './authorization.ts';
 import { createClientDirectory } from './clients.ts';
 import {
@@ -67,6 +67,9 @@ export function createOAuthService(
         lastUsedAt: grant.last_used_at,
       }));
     },
+
+    /** Drops what can no longer be used (run by the sweep). */
+    prune: (): Promise<void> => pruneOAuth(db, clock.now()),
 
     /** Disconnects a client: its tokens stop working at once. False when the workspace has no such grant. */
     async revokeGrant(principal: Principal, grantId: string): Promise<boolean> {

@@ -349,3 +349,39 @@ export async function listGrants(db: Db, workspaceId: string, now: Date): Promis
     keyLabel: k_label,
   }));
 }
+
+/**
+ * The sweep's share: expired consent requests and tokens go; used codes are kept a day (a replay inside it
+ * still ends its grant); a grant with no token or code left (its refresh token expired unused) is over.
+ */
+export async function pruneOAuth(db: Db, now: Date): Promise<void> {
+  const dayAgo = new Date(now.getTime() - 86_400_000);
+  const o = oauth(db);
+  await o.deleteFrom('oauth_authorization_requests').where('expires_at', '<=', now).execute();
+  await o.deleteFrom('oauth_tokens').where('expires_at', '<=', now).execute();
+  await o.deleteFrom('oauth_codes').where('expires_at', '<', dayAgo).execute();
+  await o
+    .deleteFrom('oauth_grants')
+    .where('created_at', '<', dayAgo)
+    .where((eb) =>
+      eb.and([
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('oauth_tokens as t')
+              .select('t.token_hash')
+              .whereRef('t.grant_id', '=', 'oauth_grants.id'),
+          ),
+        ),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('oauth_codes as c')
+              .select('c.code_hash')
+              .whereRef('c.grant_id', '=', 'oauth_grants.id'),
+          ),
+        ),
+      ]),
+    )
+    .execute();
+}
