@@ -109,7 +109,11 @@ function Shell({ session, onSignedOut }: { session: SessionInfo; onSignedOut: ()
             Sandboxes
           </Link>
           <Link href={paths.connections()} aria-current={route.name === 'connections' ? 'page' : undefined}>
-            Connected apps
+            {/* Phones show "Apps"; the full name stays the link's accessible name. */}
+            <span class="nav-full">Connected apps</span>
+            <span class="nav-short" aria-hidden="true">
+              Apps
+            </span>
           </Link>
         </nav>
         <span class="key-label" title={`Signed in with key ${session.keyLabel}`}>

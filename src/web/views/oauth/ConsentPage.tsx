@@ -7,10 +7,8 @@ import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
 import { Link } from '../../ui/Link.tsx';
 import { fullTime } from '../../ui/time.ts';
 import { documentHost } from './client.ts';
-import type { AuthorizationRequestView, DecisionResult } from './types.ts';
+import type { AuthorizationRequestView, Decision, DecisionResult } from './types.ts';
 import './oauth.css';
-
-type Decision = 'approve' | 'deny';
 
 type State =
   | { kind: 'loading' }
@@ -34,7 +32,8 @@ export function ConsentPage({ requestId }: { requestId: string }) {
       const view = await api<AuthorizationRequestView>('GET', path);
       setState((prev) => (prev.kind === 'leaving' ? prev : { kind: 'open', view }));
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) setState({ kind: 'gone' });
+      // 400 is an id no request can have (a mangled link): as closed as an unknown one.
+      if (err instanceof ApiError && (err.status === 404 || err.status === 400)) setState({ kind: 'gone' });
       else if (!quiet) setState({ kind: 'failed', text: errorText(err) });
     }
   };
@@ -173,9 +172,9 @@ function ConsentCard({
           <div>
             <dt>It can</dt>
             <dd>
-              Use the MCP tools of workspace {workspace.name}: create and delete sandboxes, read captured mail
-              and requests.
-              <span class="hint"> Scope: {view.scope}</span>
+              Use the MCP tools of workspace <strong>{workspace.name}</strong>: create and delete sandboxes,
+              read captured mail and requests.
+              <span class="hint consent-scope">Scope: {view.scope}</span>
             </dd>
           </div>
         </dl>
