@@ -16,10 +16,9 @@ import { renderTemplate, RenderLimitError, type TemplateContext } from '../mocks
 import type { TemplatePart } from '../mocks/template.ts';
 import { newId } from '../random.ts';
 import type { RateLimits } from '../rateLimits.ts';
-import { GroupCommit } from '../store/groupCommit.ts';
-import { insertRequestsIfCurrent, type RequestToStore } from '../store/repos/requests.ts';
 import { findCaptureSandbox } from '../store/repos/sandboxes.ts';
 import type { Database } from '../store/schema.ts';
+import type { RequestWriter } from '../store/writers.ts';
 import { decodeBody } from './decode.ts';
 import { bodyValue, headerValue, jsonDeeperThan, MAX_JSON_DEPTH } from './views.ts';
 
@@ -101,24 +100,9 @@ export function createCaptureService(
   clock: Clock,
   limits: RateLimits,
   bus: EventBus,
-  /** preparedInserts: the store runs prepared statements (PostgreSQL). */
-  options: { commitConcurrency: number; preparedInserts: boolean },
+  writer: RequestWriter,
 ) {
   const cache = new LiveSandboxCache<CachedSandbox>(bus);
-  // Concurrent captures share one INSERT (one commit); each sender is answered when its batch commits.
-  const writer = new GroupCommit<RequestToStore, boolean>(
-    async (items) => {
-      const stored = await insertRequestsIfCurrent(db, items, options.preparedInserts);
-      return items.map((item) => stored.has(item.row.id));
-    },
-    {
-      maxItems: 256,
-      maxBytes: 8 * 1024 * 1024,
-      sizeOf: (item) => item.row.size_bytes as number,
-      concurrency: options.commitConcurrency,
-    },
-  );
-
   /** The sandbox from the store (the cache refreshed), or undefined when it is gone. */
   async function load(sandboxId: string, now: Date): Promise<CachedSandbox | undefined> {
     const row = await findCaptureSandbox(db, sandboxId, now);

@@ -1,14 +1,10 @@
 // The one ingest path for mail from every listener: parse once, store one row per sandbox, commit.
 // Callers acknowledge the sender only after this resolves.
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import { newId } from '../random.ts';
-import { GroupCommit } from '../store/groupCommit.ts';
-import type { LiveRow } from '../store/repos/insertIfLive.ts';
-import { insertMessagesIfLive } from '../store/repos/messages.ts';
-import type { Database, NewMessageRow } from '../store/schema.ts';
+import type { MessageRowToStore, MessageWriter } from '../store/writers.ts';
 import { parseMessage, type ParsedMessage } from './parseMessage.ts';
 
 export interface MailDelivery {
@@ -30,7 +26,7 @@ interface ParsedMail {
   receivedAt: Date;
 }
 
-function rowsFor(mail: ParsedMail): Array<NewMessageRow & LiveRow> {
+function rowsFor(mail: ParsedMail): MessageRowToStore[] {
   const { parsed } = mail;
   return mail.deliveries.map((d) => ({
     id: newId(),
@@ -53,37 +49,7 @@ function rowsFor(mail: ParsedMail): Array<NewMessageRow & LiveRow> {
   }));
 }
 
-export function createMailIngest(
-  db: Kysely<Database>,
-  clock: Clock,
-  bus: EventBus,
-  /**
-   * waitForParsesMs: longest a parsed message waits for others still being parsed to share its commit;
-   * preparedInserts: the store runs prepared statements (PostgreSQL).
-   */
-  options: { commitConcurrency: number; waitForParsesMs: number; preparedInserts: boolean },
-) {
-  // Messages parsed while a commit is running are committed together in the next transaction; each
-  // sender gets its 250 only when the transaction holding its message has committed.
-  const writer = new GroupCommit<ParsedMail, IngestedMail>(
-    async (mails) => {
-      const rows = mails.map(rowsFor);
-      const stored = await insertMessagesIfLive(db, rows.flat(), options.preparedInserts);
-      return rows.map((r) => ({
-        stored: r
-          .filter((row) => stored.has(row.id))
-          .map((row) => ({ sandboxId: row.sandbox_id, messageId: row.id })),
-      }));
-    },
-    {
-      maxItems: 64,
-      maxBytes: 16 * 1024 * 1024,
-      sizeOf: (m) => m.raw.byteLength * Math.max(1, m.deliveries.length),
-      concurrency: options.commitConcurrency,
-      announcedWaitMs: options.waitForParsesMs,
-    },
-  );
-
+export function createMailIngest(clock: Clock, bus: EventBus, writer: MessageWriter) {
   return async function ingestMail(input: {
     raw: Uint8Array;
     envelopeFrom: string | null;
@@ -98,12 +64,18 @@ export function createMailIngest(
       arrival.withdraw();
       throw err;
     }
-    let result: IngestedMail;
+    const rows = rowsFor({ ...input, parsed, receivedAt: clock.now() });
+    let stored: Set<string>;
     try {
-      result = await arrival.submit({ ...input, parsed, receivedAt: clock.now() });
+      stored = await arrival.submit(rows);
     } catch (err) {
       throw new AppError('unavailable', 'The message could not be stored; retry later.', { cause: err });
     }
+    const result: IngestedMail = {
+      stored: rows
+        .filter((row) => stored.has(row.id))
+        .map((row) => ({ sandboxId: row.sandbox_id, messageId: row.id })),
+    };
     for (const { sandboxId, messageId } of result.stored)
       bus.publish({ kind: 'message', sandboxId, id: messageId });
     return result;
