@@ -44,7 +44,11 @@ describeEachStore('MCP bearer authentication with OAuth on', (getStore) => {
   after(() => server.close());
 
   it('API keys work as before, in the Authorization header and in X-Api-Key', async () => {
-    for (const headers of [{ Authorization: `Bearer ${ws.key}` }, { 'X-Api-Key': ws.key }]) {
+    const headerSets: Record<string, string>[] = [
+      { Authorization: `Bearer ${ws.key}` },
+      { 'X-Api-Key': ws.key },
+    ];
+    for (const headers of headerSets) {
       const client = await connect(server.apiUrl, headers);
       try {
         assert.equal((await client.listTools()).tools.length, 13);
