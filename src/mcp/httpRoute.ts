@@ -172,7 +172,9 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
     url: '/mcp',
     // JSON-RPC messages are small; tool arguments (mock rule lists) fit well under this.
     bodyLimit: MCP_BODY_LIMIT,
-    onRequest: loopbackOnly ? [sameServerCheck(allowed), authenticate] : [authenticate],
+    onRequest: loopbackOnly
+      ? [sameServerCheck(allowed, core.config.publicUrl), authenticate]
+      : [authenticate],
     async handler(request, reply) {
       const caller = callers.get(request);
       if (caller === undefined) throw new Error('MCP request without an authenticated principal');
