@@ -39,7 +39,7 @@ let built = false;
  * Builds the dashboard from the current sources once per test process, so the tests never judge a stale
  * dist/web (npm ci builds it too; this keeps `npm run test:browser` right after an edit).
  */
-function buildDashboard(): void {
+export function buildDashboard(): void {
   if (built) return;
   const script = join(REPO_ROOT, 'scripts', 'build-web.ts');
   assert.ok(existsSync(script), 'scripts/build-web.ts is missing: the dashboard cannot be built');

@@ -4,32 +4,27 @@
 // SDK's refresh on a refused access token, rotation, and reuse detection ending the grant. On the embedded
 // store, and on PostgreSQL when TEST_DATABASE_URL is set.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import {
   cleanupProcesses,
-  NODE_BIN,
-  REPO_ROOT,
   runCli,
   startServerProcess,
   tempDir,
   type ServerProcess,
 } from '../helpers/process.ts';
-import { launchBrowser, screenshot } from './helpers.ts';
+import { buildDashboard, launchBrowser, screenshot } from './helpers.ts';
 import {
   MemoryOAuthProvider,
   selfSignedLoopbackCert,
-  startCallbackServer,
   startMetadataDocumentServer,
   writeCaFile,
-  type CallbackServer,
   type MetadataDocumentServer,
 } from './oauthClient.ts';
+import { startRedirectTarget, type RedirectTarget } from './oauthFlow.ts';
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 const STORES: ('embedded' | 'postgres')[] =
@@ -38,20 +33,6 @@ const ACCESS_TOKEN = /^sta_[A-Za-z0-9_-]{43}$/;
 const REFRESH_TOKEN = /^str_[A-Za-z0-9_-]{43}$/;
 const CODE = /^stc_[A-Za-z0-9_-]{43}$/;
 const KEY_LINE = /^API key: (stk_\w+)$/m;
-
-let dashboardBuilt = false;
-
-/** The consent page is the dashboard's: build it from the current sources once (as helpers.ts does). */
-function buildDashboard(): void {
-  if (dashboardBuilt) return;
-  const run = spawnSync(NODE_BIN, [join(REPO_ROOT, 'scripts', 'build-web.ts')], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  assert.equal(run.status, 0, `npm run build:web failed:\n${run.stdout}\n${run.stderr}`);
-  dashboardBuilt = true;
-}
 
 /** A database of the suite's own on the PostgreSQL server of TEST_DATABASE_URL, dropped afterwards. */
 async function freshDatabase(base: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -75,7 +56,7 @@ for (const store of STORES) {
   describe(`MCP SDK client OAuth against sandtrap, consent in Chromium [${store}]`, () => {
     let server: ServerProcess;
     let browser: Browser;
-    let callback: CallbackServer;
+    let callback: RedirectTarget;
     let documentServer: MetadataDocumentServer;
     let dropDatabase: (() => Promise<void>) | undefined;
     /** Workspace "default" (BOOTSTRAP_API_KEY) and workspace "approvers" (made with the CLI before start). */
@@ -91,13 +72,13 @@ for (const store of STORES) {
         dropDatabase = db.drop;
         storeEnv.DATABASE_URL = db.url;
       }
-      callback = await startCallbackServer();
+      callback = await startRedirectTarget();
       const tls = await selfSignedLoopbackCert();
       documentServer = await startMetadataDocumentServer(tls, (clientId) => ({
         client_id: clientId,
         client_name: 'Metadata Document Client',
         client_uri: new URL('/', clientId).href,
-        redirect_uris: [callback.redirectUrl],
+        redirect_uris: [callback.url],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: 'none',
@@ -175,12 +156,12 @@ for (const store of STORES) {
         await approve.waitFor();
         const card = await page.locator('body').innerText();
         assert.ok(card.includes(expect.clientName), `the consent page names the client:\n${card}`);
-        assert.ok(card.includes(new URL(callback.redirectUrl).host), `and its redirect host:\n${card}`);
+        assert.ok(card.includes(new URL(callback.url).host), `and its redirect host:\n${card}`);
         for (const shown of expect.shows) assert.ok(card.includes(shown), `it says ${shown}:\n${card}`);
         await screenshot(page, expect.shot);
         await approve.click();
         const query = await callback.next(20_000);
-        await page.waitForURL((url) => url.href.startsWith(callback.redirectUrl));
+        await page.waitForURL((url) => url.href.startsWith(callback.url));
         return query;
       } finally {
         await context.close();
@@ -213,7 +194,7 @@ for (const store of STORES) {
       const q = authorizationUrl.searchParams;
       assert.equal(q.get('response_type'), 'code');
       assert.equal(q.get('code_challenge_method'), 'S256');
-      assert.equal(q.get('redirect_uri'), callback.redirectUrl);
+      assert.equal(q.get('redirect_uri'), callback.url);
       assert.equal(q.get('resource'), mcpUrl().href, 'the resource indicator is the MCP URL (RFC 8707)');
       assert.equal(q.get('scope'), 'mcp', 'the scope from WWW-Authenticate / the resource metadata');
       assert.equal(q.get('state'), provider.lastState);
@@ -340,7 +321,7 @@ for (const store of STORES) {
 
     test('Dynamic Client Registration: UnauthorizedError, consent in Chromium, finishAuth, tools in the approving workspace; refresh, rotation, reuse detection', async () => {
       const provider = new MemoryOAuthProvider({
-        redirectUrl: callback.redirectUrl,
+        redirectUrl: callback.url,
         clientName: 'Registered Test Client',
       });
       await authorizeAndUse(
@@ -361,7 +342,7 @@ for (const store of STORES) {
 
     test('Client ID Metadata Document over https: the document URL is the client_id, fetched by the server; same flow', async () => {
       const provider = new MemoryOAuthProvider({
-        redirectUrl: callback.redirectUrl,
+        redirectUrl: callback.url,
         clientName: 'ignored: the document names the client',
         clientMetadataUrl: documentServer.url,
       });

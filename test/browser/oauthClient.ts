@@ -3,7 +3,6 @@
 // server (self-signed certificate) serving a Client ID Metadata Document.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,52 +13,6 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-
-/** The redirect_uri of a native app (RFC 8252 §7.3): http on 127.0.0.1, a port of its own, one path. */
-export interface CallbackServer {
-  redirectUrl: string;
-  /** The query of the next request to the redirect_uri (each call waits for a new one). */
-  next(timeoutMs?: number): Promise<URLSearchParams>;
-  close(): Promise<void>;
-}
-
-export async function startCallbackServer(): Promise<CallbackServer> {
-  const arrived: URLSearchParams[] = [];
-  const waiting: ((q: URLSearchParams) => void)[] = [];
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/callback') {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><title>Signed in</title><h1>You can close this window.</h1>');
-    const deliver = waiting.shift();
-    if (deliver) deliver(url.searchParams);
-    else arrived.push(url.searchParams);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    redirectUrl: `http://127.0.0.1:${port}/callback`,
-    next(timeoutMs = 20_000) {
-      const ready = arrived.shift();
-      if (ready) return Promise.resolve(ready);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiting.splice(waiting.indexOf(deliver), 1);
-          reject(new Error(`no request reached the redirect_uri within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const deliver = (q: URLSearchParams) => {
-          clearTimeout(timer);
-          resolve(q);
-        };
-        waiting.push(deliver);
-      });
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 /**
  * A provider as a native MCP client would write one, kept in memory. Records what the SDK asked of it so
