@@ -32,11 +32,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for _ in $(seq 1 60); do
+# A loaded CI machine can take a while to open a new embedded store: wait up to 2 minutes, not for a dead server.
+for _ in $(seq 1 240); do
   curl -fsS "$issuer/healthz" >/dev/null 2>&1 && break
+  kill -0 "$server_pid" 2>/dev/null || break
   sleep 0.5
 done
-curl -fsS "$issuer/healthz" >/dev/null
+if ! curl -fsS "$issuer/healthz" >/dev/null 2>&1; then
+  cat "$log"
+  echo "mcp-conformance-auth: the server did not become healthy at $issuer" >&2
+  exit 1
+fi
 
 json_field() { $node -e 'let s="";process.stdin.on("data",(c)=>s+=c).on("end",()=>{const v=JSON.parse(s)[process.argv[1]];if(typeof v!=="string"||v==="")process.exit(1);process.stdout.write(v)})' "$1"; }
 

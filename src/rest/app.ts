@@ -13,6 +13,7 @@ import { consentRoutes } from './oauth/consentRoutes.ts';
 import { oauthEndpoints } from './oauth/endpoints.ts';
 import { installRateLimit } from './rateLimit.ts';
 import { requestIdFor } from './requestId.ts';
+import { requestForLog } from './requestLog.ts';
 import { accountRoutes } from './routes/account.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -57,7 +58,8 @@ export async function buildApi({
   webDir,
 }: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    // A child whose `req` serializer replaces fastify's: secret query values are redacted (requestLog.ts).
+    loggerInstance: logger.child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
     genReqId: requestIdFor,
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),

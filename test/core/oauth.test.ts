@@ -306,7 +306,6 @@ describeEachStore('core.oauth', (getStore) => {
       [{ code_challenge_method: 'plain' }, 'invalid_request'],
       [{ resource: undefined }, 'invalid_target'],
       [{ resource: 'https://other.example/mcp' }, 'invalid_target'],
-      [{ scope: 'admin' }, 'invalid_scope'],
       [{ response_type: 'token' }, 'unsupported_response_type'],
     ];
     for (const [change, error] of cases) {
@@ -382,5 +381,39 @@ describeEachStore('core.oauth', (getStore) => {
       client,
     );
     assert.ok(again.ok, 'the live grant still refreshes after the sweep');
+  });
+
+  it('grants mcp (and offline_access when asked), ignores unknown scopes, and never widens a scope on refresh', async () => {
+    const { principal } = await setUp();
+    const client = await registerPublic();
+    const { verifier, challenge } = pkce();
+    const started = await core.oauth.startAuthorization({
+      response_type: 'code',
+      client_id: client.clientId,
+      redirect_uri: REDIRECT,
+      scope: 'claudeai offline_access',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: core.oauth.urls.resource(),
+    });
+    assert.ok(started.ok);
+    assert.equal(
+      (await core.oauth.describeAuthorization(started.requestId, principal))?.scope,
+      'mcp offline_access',
+    );
+    const decided = await core.oauth.decide(started.requestId, principal, 'approve');
+    const code = new URL(decided?.redirectTo ?? 'http://x').searchParams.get('code') ?? '';
+    const tokens = await exchange(client, code, verifier);
+    assert.equal(tokens.scope, 'mcp offline_access');
+    const narrowed = await core.oauth.token(
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'mcp' },
+      client,
+    );
+    assert.ok(narrowed.ok);
+    const wider = await core.oauth.token(
+      { grant_type: 'refresh_token', refresh_token: narrowed.tokens.refresh_token, scope: 'mcp admin' },
+      client,
+    );
+    assert.ok(!wider.ok && wider.error === 'invalid_scope');
   });
 });

@@ -30,7 +30,7 @@ function checkAsMetadata(body: Record<string, any>, issuer: string): void {
   assert.deepEqual(body.response_types_supported, ['code']);
   assert.deepEqual(body.code_challenge_methods_supported, ['S256']);
   assert.deepEqual(body.grant_types_supported, ['authorization_code', 'refresh_token']);
-  assert.deepEqual(body.scopes_supported, ['mcp']);
+  assert.deepEqual(body.scopes_supported, ['mcp', 'offline_access']);
   assert.equal(body.client_id_metadata_document_supported, true);
   assert.deepEqual([...body.token_endpoint_auth_methods_supported].sort(), [
     'client_secret_basic',

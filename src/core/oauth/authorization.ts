@@ -16,11 +16,11 @@ import type { ClientDirectory } from './clients.ts';
 import { params, refusal, type Params } from './params.ts';
 import { matchRedirectUri, redirectHostOf, withParams } from './redirectUris.ts';
 import { sameResource } from './resource.ts';
+import { grantedScope } from './scopes.ts';
 import { hashSecret, newSecret, S256_CHALLENGE_SHAPE } from './tokenFormat.ts';
 import {
   AUTHORIZATION_REQUEST_TTL_S,
   CODE_TTL_S,
-  MCP_SCOPE,
   type AuthorizationRequestView,
   type AuthorizationStart,
   type Decision,
@@ -111,10 +111,9 @@ export function createAuthorizations(
           `resource ${p.resource} is not served here; this server issues tokens for ${urls.resource()}.`,
         );
       }
-      const scopes = (p.scope ?? MCP_SCOPE).split(' ').filter((s) => s !== '');
-      const unknown = scopes.find((s) => s !== MCP_SCOPE);
-      if (unknown !== undefined)
-        return back('invalid_scope', `Scope ${unknown} is unknown; the only scope is ${MCP_SCOPE}.`);
+      // RFC 6749 §3.3: scopes the server does not know are left out, not refused (clients add their own, such
+      // as claudeai); what is granted is always mcp, with offline_access when it was asked for.
+      const scope = grantedScope(p.scope);
       const now = clock.now();
       await deleteExpiredAuthorizationRequests(db, now);
       const id = newId();
@@ -124,7 +123,7 @@ export function createAuthorizations(
         redirect_uri: redirectUri,
         state: p.state ?? null,
         code_challenge: p.code_challenge,
-        scope: MCP_SCOPE,
+        scope,
         resource: urls.resource(),
         created_at: now,
         expires_at: new Date(now.getTime() + AUTHORIZATION_REQUEST_TTL_S * 1000),

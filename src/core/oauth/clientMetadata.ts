@@ -1,7 +1,6 @@
 // Client metadata, from a Dynamic Client Registration body (RFC 7591) or a client ID metadata document: the
 // fields sandtrap uses, checked, with a description of the first thing wrong.
 import { z } from 'zod';
-import { MCP_SCOPE } from './types.ts';
 import { redirectUriProblem } from './redirectUris.ts';
 
 const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
@@ -35,6 +34,7 @@ export interface CheckedMetadata {
   clientName: string | undefined;
   clientUri: string | undefined;
   logoUri: string | undefined;
+  scope: string | undefined;
 }
 
 export type MetadataCheck =
@@ -101,13 +101,6 @@ export function checkClientMetadata(body: unknown, documentUrl?: string): Metada
       description: 'response_types may only be ["code"].',
     };
   }
-  if (m.scope !== undefined && m.scope.split(' ').some((s) => s !== '' && s !== MCP_SCOPE)) {
-    return {
-      ok: false,
-      error: 'invalid_client_metadata',
-      description: `scope: sandtrap grants only the scope "${MCP_SCOPE}".`,
-    };
-  }
   return {
     ok: true,
     metadata: {
@@ -116,6 +109,7 @@ export function checkClientMetadata(body: unknown, documentUrl?: string): Metada
       clientName: m.client_name,
       clientUri: m.client_uri,
       logoUri: m.logo_uri,
+      scope: m.scope,
     },
   };
 }

@@ -6,9 +6,9 @@ import type { Database } from '../store/schema.ts';
 import { findClient, insertClient, upsertDocumentClient, type OAuthClientRow } from '../store/repos/oauth.ts';
 import { checkClientMetadata } from './clientMetadata.ts';
 import { refusal } from './params.ts';
+import { grantedScope } from './scopes.ts';
 import { hashSecret, isRegisteredClientId, newClientId, newSecret, sameHash } from './tokenFormat.ts';
 import {
-  MCP_SCOPE,
   type ClientMetadataFetcher,
   type OAuthRefusal,
   type PresentedClient,
@@ -119,7 +119,7 @@ export function createClientDirectory(db: Kysely<Database>, clock: Clock, fetche
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           token_endpoint_auth_method: m.tokenEndpointAuthMethod,
-          scope: MCP_SCOPE,
+          scope: grantedScope(m.scope),
         },
       };
     },

@@ -1,6 +1,6 @@
 // The discovery documents: Authorization Server Metadata (RFC 8414) and Protected Resource Metadata (RFC 9728),
 // both derived from the issuer (PUBLIC_URL, or the loopback address the API listener took).
-import { MCP_SCOPE, type OAuthUrls } from './types.ts';
+import { MCP_SCOPE, OFFLINE_ACCESS_SCOPE, type OAuthUrls } from './types.ts';
 
 export function authorizationServerMetadata(urls: OAuthUrls): Record<string, unknown> {
   const issuer = urls.issuer();
@@ -11,7 +11,7 @@ export function authorizationServerMetadata(urls: OAuthUrls): Record<string, unk
     token_endpoint: `${issuer}/oauth/token`,
     registration_endpoint: `${issuer}/oauth/register`,
     revocation_endpoint: `${issuer}/oauth/revoke`,
-    scopes_supported: [MCP_SCOPE],
+    scopes_supported: [MCP_SCOPE, OFFLINE_ACCESS_SCOPE],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token'],

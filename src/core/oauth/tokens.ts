@@ -22,7 +22,6 @@ import { sameResource } from './resource.ts';
 import { hashSecret, hasShape, newSecret, pkceMatches, VERIFIER_SHAPE } from './tokenFormat.ts';
 import {
   ACCESS_TOKEN_TTL_S,
-  MCP_SCOPE,
   REFRESH_TOKEN_TTL_S,
   type AccessTokenAuth,
   type OAuthRefusal,
@@ -45,7 +44,7 @@ const DEAD_KEY_GRANT = {
 };
 
 export function createTokens(db: Kysely<Database>, clock: Clock, clients: ClientDirectory, urls: OAuthUrls) {
-  async function issue(grantId: string): Promise<TokenResult> {
+  async function issue(grantId: string, scope: string): Promise<TokenResult> {
     const now = clock.now();
     const access = newSecret('access');
     const refresh = newSecret('refresh');
@@ -71,7 +70,7 @@ export function createTokens(db: Kysely<Database>, clock: Clock, clients: Client
         token_type: 'Bearer',
         expires_in: ACCESS_TOKEN_TTL_S,
         refresh_token: refresh,
-        scope: MCP_SCOPE,
+        scope,
       },
     };
   }
@@ -143,7 +142,7 @@ export function createTokens(db: Kysely<Database>, clock: Clock, clients: Client
         'code_verifier does not match the code_challenge of the authorization request.',
       );
     }
-    return issue(row.grant_id);
+    return issue(row.grant_id, context.grant.scope);
   }
 
   async function byRefreshToken(form: Params, clientId: string): Promise<TokenResult> {
@@ -152,9 +151,6 @@ export function createTokens(db: Kysely<Database>, clock: Clock, clients: Client
     const { refresh_token, scope, resource } = read.values;
     if (refresh_token === undefined) {
       return refusal('invalid_request', 'refresh_token is required for grant_type refresh_token.');
-    }
-    if (scope !== undefined && scope.split(' ').some((s) => s !== '' && s !== MCP_SCOPE)) {
-      return refusal('invalid_scope', `Only the scope ${MCP_SCOPE} can be asked for.`);
     }
     const now = clock.now();
     const claimed = hasShape(refresh_token, 'refresh')
@@ -182,7 +178,16 @@ export function createTokens(db: Kysely<Database>, clock: Clock, clients: Client
         `resource must be ${context.grant.resource}, the resource of this grant.`,
       );
     }
-    return issue(token.grant_id);
+    // RFC 6749 §6: a refresh may narrow the scope, never widen it past what was granted.
+    const granted = new Set(context.grant.scope.split(' '));
+    const wider = (scope ?? '').split(' ').find((s) => s !== '' && !granted.has(s));
+    if (wider !== undefined) {
+      return refusal(
+        'invalid_scope',
+        `Scope ${wider} was not granted to this connection (granted: ${context.grant.scope}).`,
+      );
+    }
+    return issue(token.grant_id, context.grant.scope);
   }
 
   return {

@@ -4,6 +4,8 @@ import type { Principal } from '../apiKeys.ts';
 
 /** The one scope sandtrap grants: use of the MCP server in the approving key's workspace. */
 export const MCP_SCOPE = 'mcp';
+/** Asked for by clients that want a refresh token (SEP-2207); granted alongside mcp when asked for. */
+export const OFFLINE_ACCESS_SCOPE = 'offline_access';
 /** Access tokens live an hour; refresh tokens 30 days from their issue (each use issues a new one). */
 export const ACCESS_TOKEN_TTL_S = 3_600;
 export const REFRESH_TOKEN_TTL_S = 30 * 86_400;

@@ -90,6 +90,11 @@ export function presentedClient(
   }
   return {
     ok: true,
-    client: { clientId: basic.id, clientSecret: basic.secret, method: 'client_secret_basic' },
+    // A public client that sends Basic with an empty secret is sending no secret.
+    client: {
+      clientId: basic.id,
+      clientSecret: basic.secret === '' ? undefined : basic.secret,
+      method: 'client_secret_basic',
+    },
   };
 }

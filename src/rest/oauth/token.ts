@@ -1,6 +1,7 @@
 // POST /oauth/token and POST /oauth/revoke: client authentication read from the request, the grant decided in
-// core; failed token requests counted per client so guessing is slowed.
+// core; failed token requests counted per client and address so guessing is slowed.
 import type { FastifyInstance } from 'fastify';
+import proxyaddr from 'proxy-addr';
 import type { Core } from '../../core/core.ts';
 import { presentedClient } from './clientAuth.ts';
 import { FORM_BODY_LIMIT, formOf, requireForm } from './formBody.ts';
@@ -8,6 +9,8 @@ import { sendOAuthError } from './oauthReply.ts';
 import type { TokenFailureLimit } from './tokenFailureLimit.ts';
 
 export function tokenRoutes(scope: FastifyInstance, core: Core, failures: TokenFailureLimit): void {
+  // Behind a trusted proxy (TRUSTED_PROXIES) the client's own address, so users of one proxy are told apart.
+  const trust = proxyaddr.compile(core.config.trustedProxies);
   scope.post(
     '/oauth/token',
     { bodyLimit: FORM_BODY_LIMIT, onRequest: requireForm },
@@ -18,8 +21,11 @@ export function tokenRoutes(scope: FastifyInstance, core: Core, failures: TokenF
         return sendOAuthError(reply, presented.status, presented.error, presented.description);
       }
       const clientId = presented.client.clientId;
+      // Counted per client AND address: client ids are public (a metadata document's URL is shared by every
+      // user of that client), so a count per id alone would let anyone lock the client out.
+      const failureKey = (id: string) => `${id}\u0000${proxyaddr(request.raw, trust)}`;
       if (clientId !== undefined) {
-        const wait = await failures.blockedFor(clientId);
+        const wait = await failures.blockedFor(failureKey(clientId));
         if (wait !== undefined) {
           request.log.warn({ clientId }, 'token request refused: too many failures for this client');
           reply.header('Retry-After', String(wait));
@@ -36,7 +42,7 @@ export function tokenRoutes(scope: FastifyInstance, core: Core, failures: TokenF
         return reply.header('Cache-Control', 'no-store').header('Pragma', 'no-cache').send(result.tokens);
       }
       const failedFor = result.clientId ?? clientId;
-      if (failedFor !== undefined) await failures.failed(failedFor);
+      if (failedFor !== undefined) await failures.failed(failureKey(failedFor));
       request.log.info({ error: result.error, clientId: failedFor }, 'token request refused');
       return sendOAuthError(reply, result.status, result.error, result.description);
     },
