@@ -46,6 +46,26 @@ const wants = (part: 'smtp' | 'http' | 'cold') => only === undefined || only.has
 const peers = !process.argv.includes('--no-peers');
 /** `--no-embedded` (with `--pg`): measure sandtrap on PostgreSQL only. */
 const embeddedStore = !process.argv.includes('--no-embedded');
+/** `--smtp-conns=4,8`: the plain inbound SMTP row at each of these connection counts (default: 8 only). */
+const smtpConnsArg = process.argv.find((a) => a.startsWith('--smtp-conns='))?.slice('--smtp-conns='.length);
+const plainConnections =
+  smtpConnsArg === undefined ? [SMTP_CONNECTIONS] : smtpConnsArg.split(',').map((n) => Number(n));
+/** `--smtp-kb=64`: the SMTP messages' size in KB (default 4). */
+const SMTP_BYTES =
+  1024 * Number(process.argv.find((a) => a.startsWith('--smtp-kb='))?.slice('--smtp-kb='.length) ?? 4);
+const smtpSize = `${SMTP_BYTES / 1024} KB`;
+/** `--plain-only`: leave out the STARTTLS + AUTH row (comparing designs on the plain path). */
+const plainOnly = process.argv.includes('--plain-only');
+/** `--server-env=NAME=value` (repeatable): extra environment for the sandtrap under test (A/B switches). */
+const serverEnv = Object.fromEntries(
+  process.argv
+    .filter((a) => a.startsWith('--server-env='))
+    .map((a) => {
+      const kv = a.slice('--server-env='.length);
+      const eq = kv.indexOf('=');
+      return [kv.slice(0, eq), kv.slice(eq + 1)];
+    }),
+);
 
 const rows: Row[] = [];
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
@@ -116,7 +136,7 @@ async function api(server: BenchServer, path: string, init: RequestInit = {}): P
   return res.status === 204 ? undefined : res.json();
 }
 
-/** A 4 KB RFC 5322 message (headers + body), unique per call. */
+/** A 4 KB (or `--smtp-kb`) RFC 5322 message (headers + body), unique per call. */
 function message(from: string, to: string, i: number): string {
   const head =
     `From: ${from}\r\nTo: ${to}\r\nSubject: bench ${i}\r\n` +
@@ -124,8 +144,8 @@ function message(from: string, to: string, i: number): string {
     `Date: ${new Date().toUTCString()}\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n`;
   const line = 'The quick brown fox jumps over the lazy dog, again and again, for the benchmark.\r\n';
   let body = '';
-  while (head.length + body.length + line.length <= 4096) body += line;
-  return head + body + 'x'.repeat(4096 - head.length - body.length);
+  while (head.length + body.length + line.length <= SMTP_BYTES) body += line;
+  return head + body + 'x'.repeat(SMTP_BYTES - head.length - body.length);
 }
 
 interface SmtpResult {
@@ -147,11 +167,12 @@ async function smtpLoad(
   transportOptions: Record<string, unknown>,
   to: string,
   probe: Probe,
+  connections = SMTP_CONNECTIONS,
 ): Promise<SmtpResult> {
   const transport = nodemailer.createTransport({
     host: '127.0.0.1',
     pool: true,
-    maxConnections: SMTP_CONNECTIONS,
+    maxConnections: connections,
     maxMessages: Infinity,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
@@ -171,14 +192,14 @@ async function smtpLoad(
       }
     };
     const warmupStart = performance.now();
-    await Promise.all(Array.from({ length: SMTP_CONNECTIONS }, () => worker(SMTP_WARMUP, null)));
+    await Promise.all(Array.from({ length: connections }, () => worker(SMTP_WARMUP, null)));
     const warmupRate = SMTP_WARMUP / ((performance.now() - warmupStart) / 1000);
     next = 0;
     const latencies: number[] = [];
     const sampler = peakSampler(probe.rss);
     const cpu = cpuMeter(probe);
     const start = performance.now();
-    await Promise.all(Array.from({ length: SMTP_CONNECTIONS }, () => worker(SMTP_MESSAGES, latencies)));
+    await Promise.all(Array.from({ length: connections }, () => worker(SMTP_MESSAGES, latencies)));
     const elapsed = (performance.now() - start) / 1000;
     const peakRss = sampler.stop();
     latencies.sort((a, b) => a - b);
@@ -345,7 +366,7 @@ const embedded: { auth?: SmtpResult; plain?: SmtpResult; http?: HttpResult } = {
 
 async function measureSandtrap(store: 'embedded' | 'PostgreSQL', env: Record<string, string>) {
   const inboundPort = await freePort();
-  const server = await startSandtrap({ ...env, SMTP_INBOUND_PORT: String(inboundPort) });
+  const server = await startSandtrap({ ...env, ...serverEnv, SMTP_INBOUND_PORT: String(inboundPort) });
   try {
     const sandbox = await api(server, '/sandboxes', {
       method: 'POST',
@@ -383,36 +404,45 @@ async function measureSmtp(
   inboundPort: number,
   probe: Probe,
 ) {
-  const auth = await smtpLoad(
-    {
-      port: server.ports.smtp,
-      requireTLS: true,
-      tls: { rejectUnauthorized: false },
-      auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
-    },
-    'to@example.test',
-    probe,
-  );
-  rows.push({
-    workload: `SMTP ingest (${store}), STARTTLS + AUTH, ${SMTP_CONNECTIONS} pooled conns, 4 KB, ${SMTP_MESSAGES} msgs`,
-    target: '>= 1,000 msgs/s',
-    measured: smtpMeasured(auth),
-    met: auth.rate >= 1000,
-    ...auth,
-  });
+  let auth: SmtpResult | undefined;
+  if (!plainOnly) {
+    auth = await smtpLoad(
+      {
+        port: server.ports.smtp,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+        auth: { user: sandbox.smtpUsername, pass: sandbox.smtpPassword },
+      },
+      'to@example.test',
+      probe,
+    );
+    rows.push({
+      workload: `SMTP ingest (${store}), STARTTLS + AUTH, ${SMTP_CONNECTIONS} pooled conns, ${smtpSize}, ${SMTP_MESSAGES} msgs`,
+      target: '>= 1,000 msgs/s',
+      measured: smtpMeasured(auth),
+      met: auth.rate >= 1000,
+      ...auth,
+    });
+  }
 
-  const plain = await smtpLoad(
-    { port: inboundPort, ignoreTLS: true },
-    `x@${sandbox.id}.capture.localhost`,
-    probe,
-  );
-  rows.push({
-    workload: `SMTP ingest (${store}), plain inbound port (no TLS/AUTH), ${SMTP_CONNECTIONS} conns, 4 KB, ${SMTP_MESSAGES} msgs`,
-    target: '-',
-    measured: smtpMeasured(plain),
-    met: null,
-    ...plain,
-  });
+  let plain: SmtpResult | undefined;
+  for (const connections of plainConnections) {
+    const result = await smtpLoad(
+      { port: inboundPort, ignoreTLS: true },
+      `x@${sandbox.id}.capture.localhost`,
+      probe,
+      connections,
+    );
+    rows.push({
+      workload: `SMTP ingest (${store}), plain inbound port (no TLS/AUTH), ${connections} conns, ${smtpSize}, ${SMTP_MESSAGES} msgs`,
+      target: '-',
+      measured: smtpMeasured(result),
+      met: null,
+      ...result,
+    });
+    // The peers are compared at the default connection count.
+    if (connections === SMTP_CONNECTIONS || plain === undefined) plain = result;
+  }
 
   if (store === 'embedded') {
     embedded.auth = auth;
@@ -511,7 +541,7 @@ if (peers && wants('smtp')) {
     const ratioAuth = embedded.auth ? embedded.auth.rate / r.rate : NaN;
     const ratioPlain = embedded.plain ? embedded.plain.rate / r.rate : NaN;
     rows.push({
-      workload: `peer maildev SMTP ingest, PLAIN (no STARTTLS/AUTH: not enabled by default), ${SMTP_CONNECTIONS} conns, 4 KB`,
+      workload: `peer maildev SMTP ingest, PLAIN (no STARTTLS/AUTH: not enabled by default), ${SMTP_CONNECTIONS} conns, ${smtpSize}`,
       target: '-',
       measured: `${smtpMeasured(r)}; up in ${(startMs / 1000).toFixed(1)} s`,
       met: null,
@@ -586,7 +616,7 @@ if (peers && wants('smtp')) {
       probe,
     );
     rows.push({
-      workload: `floor: smtp-server, STARTTLS + AUTH, drains each message (no parse, no store), ${SMTP_CONNECTIONS} conns, 4 KB`,
+      workload: `floor: smtp-server, STARTTLS + AUTH, drains each message (no parse, no store), ${SMTP_CONNECTIONS} conns, ${smtpSize}`,
       target: '-',
       measured: smtpMeasured(r),
       met: null,

@@ -5,7 +5,8 @@ import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import { newId } from '../random.ts';
 import type { MessageRowToStore, MessageWriter } from '../store/writers.ts';
-import { parseMessage, type ParsedMessage } from './parseMessage.ts';
+import type { ParsedMessage } from './parseMessage.ts';
+import { createMessageParser, type MessageParser } from './parsePool.ts';
 
 export interface MailDelivery {
   sandboxId: string;
@@ -49,7 +50,14 @@ function rowsFor(mail: ParsedMail): MessageRowToStore[] {
   }));
 }
 
-export function createMailIngest(clock: Clock, bus: EventBus, writer: MessageWriter) {
+export function createMailIngest(
+  clock: Clock,
+  bus: EventBus,
+  writer: MessageWriter,
+  // Inline by default: the worker pool lost on the bench machine (parsePool.ts).
+  parse: MessageParser = createMessageParser({ poolFromBytes: Infinity }),
+) {
+  /** Takes `raw` over: it may be handed to a parse worker, after which the caller's view of it is empty. */
   return async function ingestMail(input: {
     raw: Uint8Array;
     envelopeFrom: string | null;
@@ -57,14 +65,15 @@ export function createMailIngest(clock: Clock, bus: EventBus, writer: MessageWri
   }): Promise<IngestedMail> {
     // Messages parsed at the same time are committed together: parsing takes several turns of the event loop.
     const arrival = writer.announce();
+    let raw: Uint8Array;
     let parsed: ParsedMessage;
     try {
-      parsed = await parseMessage(input.raw, input.envelopeFrom);
+      ({ raw, parsed } = await parse(input.raw, input.envelopeFrom));
     } catch (err) {
       arrival.withdraw();
       throw err;
     }
-    const rows = rowsFor({ ...input, parsed, receivedAt: clock.now() });
+    const rows = rowsFor({ ...input, raw, parsed, receivedAt: clock.now() });
     let stored: Set<string>;
     try {
       stored = await arrival.submit(rows);
