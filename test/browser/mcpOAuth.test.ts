@@ -196,7 +196,11 @@ for (const store of STORES) {
       assert.equal(q.get('code_challenge_method'), 'S256');
       assert.equal(q.get('redirect_uri'), callback.url);
       assert.equal(q.get('resource'), mcpUrl().href, 'the resource indicator is the MCP URL (RFC 8707)');
-      assert.equal(q.get('scope'), 'mcp', 'the scope from WWW-Authenticate / the resource metadata');
+      assert.equal(
+        q.get('scope'),
+        'mcp offline_access',
+        'the scope from WWW-Authenticate, plus offline_access because the AS metadata lists it (SEP-2207)',
+      );
       assert.equal(q.get('state'), provider.lastState);
       const clientId = q.get('client_id') ?? assert.fail('no client_id');
       if (typeof expect.clientId === 'string') assert.equal(clientId, expect.clientId);
@@ -217,7 +221,7 @@ for (const store of STORES) {
       assert.match(tokens.refresh_token ?? '', REFRESH_TOKEN);
       assert.equal(tokens.token_type.toLowerCase(), 'bearer');
       assert.equal(tokens.expires_in, 3600);
-      assert.equal(tokens.scope, 'mcp');
+      assert.equal(tokens.scope, 'mcp offline_access');
 
       const client = await connect(provider);
       try {
