@@ -1,6 +1,6 @@
 // Parses MIME on a pool of worker threads (one per core), so the main thread keeps the SMTP protocol and the
 // store while messages are parsed on the other cores; messages under `poolFromBytes` are parsed inline. On the
-// 2-core bench machine the pool lost over SMTP at 4 KB on both stores and at 64 KB on the embedded one (handing a
+// 2-core bench machine the pool lost over SMTP at 4 KB and at 64 KB on both stores, or at best tied (handing a
 // 4 KB message over still costs the main thread ~75-100 µs of the ~120-140 µs an inline parse does, and doubles
 // the process's CPU per message: bench/parseHandoff.ts), so core parses inline; the pool is there for machines
 // with cores to spare.
