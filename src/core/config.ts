@@ -86,6 +86,7 @@ const envSchema = z.object({
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OAUTH_ALLOW_PRIVATE_CLIENT_URLS: z.enum(['true', 'false']).default('false'),
+  PARSE_POOL_MIN_BYTES: z.coerce.number().int().min(0).optional(),
 });
 
 export interface Config {
@@ -133,6 +134,8 @@ export interface Config {
   oauthEnabled: boolean;
   /** Client ID metadata documents may be fetched from private, loopback and link-local addresses (development). */
   oauthAllowPrivateClientUrls: boolean;
+  /** Messages at least this large are parsed on a worker pool; Infinity (unset) parses all on the main thread. */
+  parsePoolMinBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -201,5 +204,6 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     logLevel: e.LOG_LEVEL,
     oauthEnabled: e.PUBLIC_URL !== undefined || LOOPBACK_HOSTS.has(e.HOST),
     oauthAllowPrivateClientUrls: e.OAUTH_ALLOW_PRIVATE_CLIENT_URLS === 'true',
+    parsePoolMinBytes: e.PARSE_POOL_MIN_BYTES ?? Infinity,
   });
 }

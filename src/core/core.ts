@@ -6,6 +6,7 @@ import { EventBus } from './events.ts';
 import { createCaptureService } from './http/capture.ts';
 import { createLiveEventService } from './liveEvents/service.ts';
 import { createMailIngest } from './mail/ingest.ts';
+import { createMessageParser } from './mail/parsePool.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createMessageService } from './messages.ts';
 import { createClientMetadataFetcher } from './oauth/clientMetadataFetch.ts';
@@ -79,7 +80,13 @@ export function createCore({
     endpoints,
     sandboxes: createSandboxService(db, clock, endpoints, bus),
     messages: createMessageService(db, clock, bus),
-    ingestMail: createMailIngest(clock, bus, writers.messages),
+    // Inline unless PARSE_POOL_MIN_BYTES says otherwise: the worker pool lost on the 2-core bench machine.
+    ingestMail: createMailIngest(
+      clock,
+      bus,
+      writers.messages,
+      createMessageParser({ poolFromBytes: config.parsePoolMinBytes }),
+    ),
     smtpAccess: createSmtpAccess(db, clock, bus, config.captureDomain),
     limits,
     capture: createCaptureService(db, clock, limits, bus, writers.requests),

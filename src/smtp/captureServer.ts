@@ -109,6 +109,8 @@ export function createCaptureSmtpServer({
     const raw = await readData(stream);
     if (raw === 'too-big') throw replies.tooBig(MAX_MESSAGE_BYTES);
     const mailFrom = session.envelope.mailFrom;
+    // Read before ingest: ingest may hand `raw` to a parse worker, which empties the caller's view of it.
+    const bytes = raw.length;
     let result;
     try {
       result = await core.ingestMail({
@@ -123,7 +125,7 @@ export function createCaptureSmtpServer({
       throw fromCoreError(err);
     }
     if (result.stored.length === 0) throw replies.sandboxGone();
-    log.debug({ session: session.id, stored: result.stored, bytes: raw.length }, 'message captured');
+    log.debug({ session: session.id, stored: result.stored, bytes }, 'message captured');
     return `2.6.0 Captured ${result.stored.map((s) => s.messageId).join(', ')}`;
   }
 
