@@ -17,6 +17,8 @@ export interface Limiter {
   check(key: string): Promise<LimitResult>;
 }
 
+export const OAUTH_TOKEN_FAILURES = 10;
+
 const OK: LimitResult = { ok: true };
 const unlimited: Limiter = { consume: async () => OK, check: async () => OK };
 
@@ -72,6 +74,8 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>, 
     smtpAuthFailures: limiter('smtp-auth', 10, 600, on, redis),
     capturePerIp: limiter('capture-ip', l.capturePerIp, 60, on, redis),
     capturePerWorkspace: limiter('capture-ws', l.capturePerWorkspace, 60, on, redis),
+    /** Failed OAuth token requests per client and address: 10 in 60 s, then 429 until the window passes. */
+    oauthTokenFailures: limiter('oauth-token-fail', OAUTH_TOKEN_FAILURES, 60, on, redis),
   };
 }
 

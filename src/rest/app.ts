@@ -141,7 +141,7 @@ export async function buildApi({
   );
   // Without PUBLIC_URL off loopback there is no issuer URL clients could trust: no OAuth at all (404s).
   if (core.oauth.enabled) {
-    await app.register(async (scope) => oauthEndpoints(scope, core, { perIp: limiters?.perIp, redis }));
+    await app.register(async (scope) => oauthEndpoints(scope, core, { perIp: limiters?.perIp }));
   }
   if (mount !== undefined) {
     await app.register(async (scope) => {

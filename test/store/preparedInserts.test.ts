@@ -3,64 +3,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { openStore } from '../../src/core/store/openStore.ts';
 import { insertMessagesIfLive } from '../../src/core/store/repos/messages.ts';
-import { insertRequestsIfCurrent, type RequestToStore } from '../../src/core/store/repos/requests.ts';
-import type { Database } from '../../src/core/store/schema.ts';
+import { insertRequestsIfCurrent } from '../../src/core/store/repos/requests.ts';
 import { insertSandbox } from '../helpers/sandboxRow.ts';
+import { messageRow, requestRow, storedIds } from '../helpers/captureRows.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-
-function message(sandboxId: string, n: number) {
-  const raw = Buffer.from(`Subject: m${n}\r\n\r\nbody ${n}\r\n`);
-  return {
-    id: randomUUID(),
-    sandbox_id: sandboxId,
-    received_at: new Date(),
-    envelope_from: 'a@b.test',
-    from_header: 'a@b.test',
-    to_addrs: JSON.stringify(['x@y.test']),
-    captured_for: JSON.stringify(['x@y.test']),
-    subject: `m${n}`,
-    preview: `body ${n}`,
-    text_body: `body ${n}`,
-    html_body: null,
-    headers: JSON.stringify([]),
-    attachments: JSON.stringify([]),
-    attachment_count: 0,
-    size_bytes: raw.byteLength,
-    raw,
-  };
-}
-
-function request(sandboxId: string, version: number, n: number): RequestToStore {
-  return {
-    row: {
-      id: randomUUID(),
-      sandbox_id: sandboxId,
-      received_at: new Date(),
-      method: 'POST',
-      target: `/hook/${n}`,
-      http_version: '1.1',
-      path: `/hook/${n}`,
-      query: null,
-      headers: JSON.stringify([]),
-      body: Buffer.from(`{"n":${n}}`),
-      size_bytes: 8,
-      source_ip: '127.0.0.1',
-      mock_status_code: 200,
-      mock_name: null,
-    },
-    sandboxVersion: version,
-  };
-}
-
-async function storedIds(db: Kysely<Database>, table: 'messages' | 'requests', sandboxId: string) {
-  const rows = await sql<{
-    id: string;
-  }>`select id from ${sql.table(table)} where sandbox_id = ${sandboxId}`.execute(db);
-  return new Set(rows.rows.map((r) => r.id));
-}
 
 describeEachStore('capture batch inserts', (getStore, backend) => {
   const prepared = backend.name === 'postgres';
@@ -73,7 +22,7 @@ describeEachStore('capture batch inserts', (getStore, backend) => {
     for (let size = 1; size <= 17; size++) {
       // Every third row goes to an expired or a missing sandbox: those must not be stored either.
       const rows = Array.from({ length: size }, (_, n) =>
-        message(n % 3 === 1 ? expired : n % 3 === 2 ? missing : live, n),
+        messageRow(n % 3 === 1 ? expired : n % 3 === 2 ? missing : live, n),
       );
       const before = await storedIds(db, 'messages', live);
       const stored = await insertMessagesIfLive(db, rows, prepared);
@@ -91,7 +40,7 @@ describeEachStore('capture batch inserts', (getStore, backend) => {
     const db = getStore().db;
     const current = await insertSandbox(db, { version: 3 });
     for (const size of [3, 4, 5, 9]) {
-      const items = Array.from({ length: size }, (_, n) => request(current, n % 2 === 0 ? 3 : 2, n));
+      const items = Array.from({ length: size }, (_, n) => requestRow(current, n % 2 === 0 ? 3 : 2, n));
       const stored = await insertRequestsIfCurrent(db, items, prepared);
       const wanted = items.filter((i) => i.sandboxVersion === 3).map((i) => i.row.id);
       assert.deepEqual([...stored].sort(), [...wanted].sort(), `batch of ${size}`);
@@ -120,7 +69,7 @@ it(
         ).rows.map((r) => r.name);
       assert.deepEqual(await prepared(), [], 'nothing else is prepared');
       for (const size of [3, 4, 3, 5, 8, 1]) {
-        const rows = Array.from({ length: size }, (_, n) => message(live, n));
+        const rows = Array.from({ length: size }, (_, n) => messageRow(live, n));
         assert.equal((await insertMessagesIfLive(db, rows, true)).size, size);
       }
       assert.deepEqual(await prepared(), [

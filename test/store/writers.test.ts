@@ -4,68 +4,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { openStore } from '../../src/core/store/openStore.ts';
-import type { Database } from '../../src/core/store/schema.ts';
-import {
-  createStoreWriters,
-  type MessageRowToStore,
-  type RequestToStore,
-} from '../../src/core/store/writers.ts';
+import { createStoreWriters, type MessageRowToStore } from '../../src/core/store/writers.ts';
 import { insertSandbox } from '../helpers/sandboxRow.ts';
+import { messageRow, requestRow, storedIds } from '../helpers/captureRows.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-
-function messageRow(sandboxId: string, n: number): MessageRowToStore {
-  const raw = Buffer.from(`Subject: m${n}\r\n\r\nbody ${n}\r\n`);
-  return {
-    id: randomUUID(),
-    sandbox_id: sandboxId,
-    received_at: new Date(),
-    envelope_from: 'a@b.test',
-    from_header: 'a@b.test',
-    to_addrs: JSON.stringify(['x@y.test']),
-    captured_for: JSON.stringify(['x@y.test']),
-    subject: `m${n}`,
-    preview: `body ${n}`,
-    text_body: `body ${n}`,
-    html_body: null,
-    headers: JSON.stringify([]),
-    attachments: JSON.stringify([]),
-    attachment_count: 0,
-    size_bytes: raw.byteLength,
-    raw,
-    parse_error: null,
-  };
-}
-
-function request(sandboxId: string, version: number, n: number): RequestToStore {
-  return {
-    row: {
-      id: randomUUID(),
-      sandbox_id: sandboxId,
-      received_at: new Date(),
-      method: 'POST',
-      target: `/hook/${n}`,
-      http_version: '1.1',
-      path: `/hook/${n}`,
-      query: null,
-      headers: JSON.stringify([]),
-      body: Buffer.from(`{"n":${n}}`),
-      size_bytes: 7,
-      source_ip: '127.0.0.1',
-      mock_status_code: 200,
-      mock_name: null,
-    },
-    sandboxVersion: version,
-  };
-}
-
-async function storedIds(db: Kysely<Database>, table: 'messages' | 'requests', sandboxId: string) {
-  const rows = await sql<{
-    id: string;
-  }>`select id from ${sql.table(table)} where sandbox_id = ${sandboxId}`.execute(db);
-  return new Set(rows.rows.map((r) => r.id));
-}
 
 describeEachStore('store writers', (getStore) => {
   it('messages: each resolves with its own stored rows once committed; a gone sandbox gets none', async () => {
@@ -94,8 +38,8 @@ describeEachStore('store writers', (getStore) => {
     const store = getStore();
     const writers = createStoreWriters(store);
     const sandbox = await insertSandbox(store.db, { version: 3 });
-    const current = Array.from({ length: 5 }, (_, n) => request(sandbox, 3, n));
-    const stale = Array.from({ length: 3 }, (_, n) => request(sandbox, 2, 10 + n));
+    const current = Array.from({ length: 5 }, (_, n) => requestRow(sandbox, 3, n));
+    const stale = Array.from({ length: 3 }, (_, n) => requestRow(sandbox, 2, 10 + n));
     const results = await Promise.all([...current, ...stale].map((r) => writers.requests.submit(r)));
     assert.deepEqual(results, [true, true, true, true, true, false, false, false]);
     assert.deepEqual(await storedIds(store.db, 'requests', sandbox), new Set(current.map((r) => r.row.id)));
@@ -115,7 +59,7 @@ it(
       const writers = createStoreWriters(store);
       const sandbox = await insertSandbox(store.db);
       assert.equal((await writers.messages.announce().submit([messageRow(sandbox, 1)])).size, 1);
-      assert.equal(await writers.requests.submit(request(sandbox, 1, 1)), true);
+      assert.equal(await writers.requests.submit(requestRow(sandbox, 1, 1)), true);
       const prepared = (
         await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(store.db)
       ).rows.map((r) => r.name);

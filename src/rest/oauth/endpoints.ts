@@ -22,8 +22,6 @@ import { AUTHORIZATION_SERVER_PATHS, PROTECTED_RESOURCE_PATHS, wellKnownRoutes }
 export interface OAuthEndpointOptions {
   /** The per-IP REST limit (undefined with RATE_LIMITS=off). */
   perIp: onRequestHookHandler | undefined;
-  /** Shared counters for the per-client token failure limit (REDIS_URL); in memory without it. */
-  redis: unknown;
 }
 
 const REGISTER = '/oauth/register';
@@ -65,7 +63,7 @@ function oauthErrorHandler(err: FastifyError, request: FastifyRequest, reply: Fa
 export async function oauthEndpoints(
   scope: FastifyInstance,
   core: Core,
-  { perIp, redis }: OAuthEndpointOptions,
+  { perIp }: OAuthEndpointOptions,
 ): Promise<void> {
   // Before the limit hook, so a 429 carries it too.
   allowAnyOrigin(scope, [
@@ -80,6 +78,6 @@ export async function oauthEndpoints(
   scope.setErrorHandler(oauthErrorHandler);
   wellKnownRoutes(scope, core);
   authorizeRoute(scope, core);
-  tokenRoutes(scope, core, tokenFailureLimit(core.config.rateLimits, redis));
+  tokenRoutes(scope, core, tokenFailureLimit(core.limits.oauthTokenFailures));
   registerRoute(scope, core);
 }
