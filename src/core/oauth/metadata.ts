@@ -34,8 +34,3 @@ export function protectedResourceMetadata(urls: OAuthUrls): Record<string, unkno
     resource_documentation: `${urls.issuer()}/api-docs`,
   };
 }
-
-/** Where a 401 from /mcp points clients (RFC 9728 §5.1): the path-suffixed document of the MCP resource. */
-export function protectedResourceMetadataUrl(urls: OAuthUrls): string {
-  return `${urls.issuer()}/.well-known/oauth-protected-resource/mcp`;
-}

@@ -8,11 +8,7 @@ import type { Database } from '../store/schema.ts';
 import { deleteGrant, listGrants, pruneOAuth } from '../store/repos/oauth.ts';
 import { createAuthorizations } from './authorization.ts';
 import { createClientDirectory } from './clients.ts';
-import {
-  authorizationServerMetadata,
-  protectedResourceMetadata,
-  protectedResourceMetadataUrl,
-} from './metadata.ts';
+import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 import { redirectHostOf } from './redirectUris.ts';
 import { isOAuthToken } from './tokenFormat.ts';
 import { createTokens } from './tokens.ts';
@@ -39,7 +35,6 @@ export function createOAuthService(
     isOAuthToken,
     authorizationServerMetadata: () => authorizationServerMetadata(urls),
     protectedResourceMetadata: () => protectedResourceMetadata(urls),
-    protectedResourceMetadataUrl: () => protectedResourceMetadataUrl(urls),
     register: clients.register,
     startAuthorization: authorizations.start,
     describeAuthorization: authorizations.describe,

@@ -38,6 +38,9 @@ function deadKey(context: GrantContext, now: Date): 'key-revoked' | 'key-expired
   return undefined;
 }
 
+/** How stale last_used_at may get: the dashboard shows it to the minute. */
+const TOUCH_EVERY_MS = 60_000;
+
 const DEAD_KEY_GRANT = {
   'key-revoked': 'The API key that approved this connection has been revoked; connect again.',
   'key-expired': 'The API key that approved this connection has expired; connect again.',
@@ -242,7 +245,9 @@ export function createTokens(db: Kysely<Database>, clock: Clock, clients: Client
         return { ok: false, reason: 'wrong-audience' };
       const dead = deadKey(context, now);
       if (dead !== undefined) return { ok: false, reason: dead };
-      await touchGrant(db, context.grant.id, now);
+      // The grant was just read: write last_used_at only when it is a minute old, not on every MCP call.
+      const lastUsed = context.grant.last_used_at?.getTime() ?? -Infinity;
+      if (now.getTime() - lastUsed >= TOUCH_EVERY_MS) await touchGrant(db, context.grant.id, now);
       return {
         ok: true,
         principal: principalOf(context.workspace, context.key),
