@@ -1,5 +1,5 @@
 // Message list and search latency (design section 9) with 100,000 stored messages in one sandbox, on the
-// embedded store and, with --pg, on PostgreSQL; with --pg --large also at 1,000,000 on PostgreSQL. Messages
+// embedded store and, with --pg, on PostgreSQL, also at 1,000,000 (--no-large leaves that out). Messages
 // are seeded with SQL (ingesting them over SMTP would take longer than the measurement); every query goes
 // through the REST API with a keep-alive client, one at a time.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -179,16 +179,17 @@ async function postgres(count: number): Promise<void> {
 }
 
 const usePg = process.argv.includes('--pg');
-await embedded(100_000);
-if (usePg) {
-  await postgres(100_000);
-  if (process.argv.includes('--large')) await postgres(1_000_000);
-}
-if (!usePg || !process.argv.includes('--large')) {
+const large = usePg && !process.argv.includes('--no-large');
+/** `--only-large`: just the 1,000,000 case (working on it). */
+const onlyLarge = large && process.argv.includes('--only-large');
+if (!onlyLarge) await embedded(100_000);
+if (usePg && !onlyLarge) await postgres(100_000);
+if (large) await postgres(1_000_000);
+else {
   rows.push({
     workload: 'message list / search at 1,000,000 stored (PostgreSQL)',
     target: 'p95 <= 20 ms',
-    measured: 'not run: needs --pg --large',
+    measured: `not run: needs --pg${usePg ? ' without --no-large' : ''}`,
     met: null,
   });
 }

@@ -1,6 +1,7 @@
-// Prints a benchmark table and writes its JSON to bench/results/.
+// Prints a benchmark table and writes its JSON to bench/results/; rows that measure CPU per item are compared
+// with the same row of the previous run (bench/results/, else the committed bench/previous/).
 import { percentile } from './sandtrap.ts';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface Row {
@@ -11,13 +12,59 @@ export interface Row {
   [extra: string]: unknown;
 }
 
+const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+const previousDir = fileURLToPath(new URL('../previous/', import.meta.url));
+
+interface Previous {
+  at: string;
+  rows: Row[];
+}
+
+/**
+ * The run this one is compared with: the newest result of this benchmark in bench/results/ (runs on this
+ * checkout), or else bench/previous/<name>.json, the run committed with the last change to the hot paths.
+ */
+function previousRun(slug: string): Previous | undefined {
+  const local = existsSync(resultsDir)
+    ? readdirSync(resultsDir)
+        .filter((f) => f.startsWith(`${slug}-`) && f.endsWith('.json'))
+        .sort()
+        .at(-1)
+    : undefined;
+  const file = local ? `${resultsDir}${local}` : `${previousDir}${slug}.json`;
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Previous;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU per item against the same row of the previous run: "-12% (617 µs)", "new", or "" (not measured). */
+function cpuChange(row: Row, previous: Previous | undefined): string {
+  const now = row.cpuUs;
+  if (typeof now !== 'number' || !Number.isFinite(now)) return '';
+  const before = previous?.rows.find((r) => r.workload === row.workload)?.cpuUs;
+  if (typeof before !== 'number' || !Number.isFinite(before) || before <= 0) return 'new';
+  const pct = ((now - before) / before) * 100;
+  return `${pct >= 0 ? '+' : ''}${pct.toFixed(0)}% (was ${before.toFixed(0)} µs)`;
+}
+
 export function report(name: string, rows: Row[]): void {
-  const header = ['workload', 'target', 'measured', 'met'];
+  const slug = name.replace(/\W+/g, '-').toLowerCase();
+  const previous = previousRun(slug);
+  for (const r of rows) {
+    const change = cpuChange(r, previous);
+    if (change !== '') r.cpuChange = change;
+  }
+  const withCpu = rows.some((r) => r.cpuChange !== undefined);
+  const header = ['workload', 'target', 'measured', 'met', ...(withCpu ? ['CPU/item vs previous'] : [])];
   const cells = rows.map((r) => [
     r.workload,
     r.target,
     r.measured,
     r.met === null ? '-' : r.met ? 'yes' : 'NO',
+    ...(withCpu ? [typeof r.cpuChange === 'string' ? r.cpuChange : ''] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
   const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i] as number)).join(' | ')} |`;
@@ -25,9 +72,14 @@ export function report(name: string, rows: Row[]): void {
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const c of cells) console.log(line(c));
-  const dir = fileURLToPath(new URL('../results/', import.meta.url));
-  mkdirSync(dir, { recursive: true });
-  const file = `${dir}${name.replace(/\W+/g, '-').toLowerCase()}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  if (withCpu)
+    console.log(
+      previous
+        ? `CPU compared with the run of ${previous.at}`
+        : 'CPU: no previous run to compare with (bench/results/ or bench/previous/)',
+    );
+  mkdirSync(resultsDir, { recursive: true });
+  const file = `${resultsDir}${slug}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
   writeFileSync(
     file,
     JSON.stringify({ name, at: new Date().toISOString(), node: process.version, rows }, null, 2),

@@ -16,9 +16,18 @@ describe('searchWordsQuery', () => {
   });
 
   it('only identifier-like runs: a digit and five or more characters', () => {
-    for (const q of ['invoice report', 'x 2024', 'order #1234 is', 'code abcdef'])
+    for (const q of ['invoice report', 'order #1234 is', 'x 2024 report', 'code abcdef'])
       assert.equal(searchWordsQuery(q), undefined, q);
     assert.equal(searchWordsQuery('id a1b2c'), `('a1b2c':*) | '~long'`);
+  });
+
+  it('or the start of a number being typed: 3 or 4 characters with a digit at the end of q', () => {
+    assert.equal(searchWordsQuery('Order #123'), `('123':*) | '~long'`);
+    assert.equal(searchWordsQuery('x 2024'), `('2024':*) | '~long'`);
+    assert.equal(searchWordsQuery('ref a1b'), `('a1b':*) | '~long'`);
+    // Too short to be rare, no digit, or a whole short word (a year, often in most rows): the trigram index.
+    for (const q of ['Order #12', 'see abc', 'order #123 is', '2024', '#123 x'])
+      assert.equal(searchWordsQuery(q), undefined, q);
   });
 
   it('a run at the start of q, or after a character whose lower case is not ours to know, may be the end of a word', () => {
@@ -84,6 +93,12 @@ const QUERIES = [
   '@77777',
   'order #555555',
   ' 1234 of 2024',
+  'Order #123',
+  'Order #912',
+  '#1234',
+  'of 202',
+  'code:000',
+  'Order #12',
 ];
 
 describeEachStore('q through the word index', (getStore, backend) => {

@@ -40,10 +40,13 @@ function charKind(c: string): CharKind {
  *
  * A match of `q` holds each run of word characters of `q`: a run after a separator in `q` starts a word of
  * the message, and one with a separator after it too is that whole word. Only runs that look like
- * identifiers (a digit, 5 or more characters) are used: trigrams of digits are shared by most rows (there are
- * only 1,000 of them), which makes the trigram index slow for order numbers and codes, while words like these
- * are rare. Common words are left to the trigram index, whose estimate the planner would otherwise pair with
- * this one. jsonb text escapes control characters into word characters (`\n`), so `q` with one gets none.
+ * identifiers (a digit, 5 or more characters) are used, and the start of a number being typed (3 or 4
+ * characters with a digit, at the end of `q`: "Order #123"): trigrams of digits are shared by most rows (there
+ * are only 1,000 of them), which makes the trigram index slow for order numbers and codes, while words like
+ * these are rare. Short whole words (years, "utf8") and common words are left to the trigram index, whose
+ * estimate the planner would otherwise pair with this one; for a common short word the planner would scan
+ * newest-first through every row when nothing matches. jsonb text escapes control characters into word
+ * characters (`\n`), so `q` with one gets none.
  */
 export function searchWordsQuery(q: string): string | undefined {
   if (/[\u0000-\u001f]/.test(q)) return undefined;
@@ -61,7 +64,8 @@ export function searchWordsQuery(q: string): string | undefined {
     // After a separator the run starts a word; with one after it too, it is the whole word.
     const leftBound = start > 0 && kinds[start - 1] === 'separator';
     const whole = end < chars.length && kinds[end] === 'separator' && word.length < WORD_CHARS;
-    if (leftBound && word.length >= 5 && /[0-9]/.test(word))
+    const identifier = word.length >= 5 || (word.length >= 3 && end === chars.length);
+    if (leftBound && identifier && /[0-9]/.test(word))
       terms.push(`'${word.slice(0, WORD_CHARS)}'${whole ? '' : ':*'}`);
     start = end;
   }

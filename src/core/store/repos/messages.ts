@@ -112,6 +112,12 @@ export async function listMessages(
     const words = searchWordsQuery(filter.q);
     if (words !== undefined) q = q.where(sql<boolean>`${MESSAGE_SEARCH_WORDS} @@ ${words}::tsquery`);
     else if (searchTextApplies(filter.q)) q = q.where(MESSAGE_SEARCH_TEXT, 'ilike', like);
+    // A word candidate is not rechecked against the search text (a trigram one is): one cheap ilike on it
+    // rejects most before the five per-field ones. When the planner scans newest-first instead, every row
+    // meets the filters, and this one comes before the word expression (cheaper by the planner's cost), whose
+    // regexps cost about 10 µs a row. In a CASE, so it is estimated at one half instead of 0.5%.
+    if (words !== undefined && searchTextApplies(filter.q))
+      q = q.where(sql<boolean>`case when ${MESSAGE_SEARCH_TEXT} ilike ${like} then true else false end`);
     q = q.where((eb) =>
       eb.or([
         eb('subject', 'ilike', like),
