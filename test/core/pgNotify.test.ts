@@ -1,9 +1,10 @@
-// The LISTEN/NOTIFY transport on the machine's PostgreSQL: events sent in one turn go out together, in order.
+// The LISTEN/NOTIFY transport on the machine's PostgreSQL: events sent together go out together (packed into
+// few notifications), in order.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { EventTransport } from '../../src/core/events.ts';
-import { createPgNotifyTransport } from '../../src/core/store/pgNotify.ts';
+import { createPgNotifyTransport, packPayloads } from '../../src/core/store/pgNotify.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 
@@ -54,6 +55,22 @@ async function withSenderAndReceiver(
   }
 }
 
+describe('packPayloads', () => {
+  it('joins payloads by newlines into notifications under the limit, in order', () => {
+    const payloads = Array.from({ length: 500 }, (_, i) =>
+      `origin:request:sandbox:${i}`.padEnd(40 + (i % 50), 'x'),
+    );
+    const packed = packPayloads(payloads, 1_000);
+    assert.ok(packed.length > 1 && packed.length < payloads.length, String(packed.length));
+    for (const p of packed) assert.ok(Buffer.byteLength(p) <= 1_000, String(Buffer.byteLength(p)));
+    assert.deepEqual(packed.join('\n').split('\n'), payloads);
+    assert.deepEqual(packPayloads([]), []);
+    // One payload over the limit still goes, alone.
+    const big = 'y'.repeat(1_200);
+    assert.deepEqual(packPayloads(['a', big, 'b'], 1_000), ['a', big, 'b']);
+  });
+});
+
 describe(
   'PostgreSQL LISTEN/NOTIFY transport',
   { skip: pgUrl ? false : 'TEST_DATABASE_URL is not set' },
@@ -71,6 +88,15 @@ describe(
         await a.send(`${prefix}late-2`);
         await receiver.until(payloads.length + 2);
         assert.deepEqual(receiver.seen.slice(-2), [`${prefix}late-1`, `${prefix}late-2`]);
+      });
+    });
+
+    it('more events than one notification holds arrive complete and in order', async () => {
+      await withSenderAndReceiver(async (a, receiver, prefix) => {
+        const payloads = Array.from({ length: 3_000 }, (_, i) => `${prefix}${'e'.repeat(60)}:${i}`);
+        await Promise.all(payloads.map((p) => a.send(p)));
+        await receiver.until(payloads.length);
+        assert.deepEqual(receiver.seen, payloads);
       });
     });
 
