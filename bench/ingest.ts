@@ -410,6 +410,28 @@ const TARGETS = {
 } as const;
 const thousands = (n: number) => n.toLocaleString('en');
 
+/** A ratio row (sandtrap's rate over the peer's, against `target`) for each store that measured the workload. */
+function peerRatioRows(
+  workload: (store: Store) => string,
+  ours: (store: Store) => { rate: number } | undefined,
+  peerRate: number,
+  target: number,
+  unit: string,
+): void {
+  for (const store of ['embedded', 'PostgreSQL'] as const) {
+    const mine = ours(store);
+    if (mine === undefined) continue;
+    const ratio = mine.rate / peerRate;
+    rows.push({
+      workload: workload(store),
+      target: `>= ${target}x`,
+      measured: `${ratio.toFixed(2)}x (${mine.rate.toFixed(0)} / ${peerRate.toFixed(0)} ${unit})`,
+      met: ratio >= target,
+      ratio,
+    });
+  }
+}
+
 async function measureSandtrap(store: Store, env: Record<string, string>) {
   const inboundPort = await freePort();
   const server = await startSandtrap({ ...env, ...serverEnv, SMTP_INBOUND_PORT: String(inboundPort) });
@@ -590,18 +612,13 @@ if (peers && wants('smtp')) {
         met: null,
         ...r,
       });
-      for (const store of ['embedded', 'PostgreSQL'] as const) {
-        const ours = measured[store].plain.get(connections);
-        if (ours === undefined) continue;
-        const ratio = ours.rate / r.rate;
-        rows.push({
-          workload: `ratio sandtrap plain SMTP (${store}) / maildev, ${connections} conns, ${smtpSize}`,
-          target: `>= ${TARGETS.maildevRatio}x`,
-          measured: `${ratio.toFixed(2)}x (${ours.rate.toFixed(0)} / ${r.rate.toFixed(0)} msgs/s)`,
-          met: ratio >= TARGETS.maildevRatio,
-          ratio,
-        });
-      }
+      peerRatioRows(
+        (store) => `ratio sandtrap plain SMTP (${store}) / maildev, ${connections} conns, ${smtpSize}`,
+        (store) => measured[store].plain.get(connections),
+        r.rate,
+        TARGETS.maildevRatio,
+        'msgs/s',
+      );
     }
   } catch (err) {
     rows.push({
@@ -741,18 +758,13 @@ if (peers && wants('http')) {
       met: null,
       ...r,
     });
-    for (const store of ['embedded', 'PostgreSQL'] as const) {
-      const ours = measured[store].http;
-      if (ours === undefined) continue;
-      const ratio = ours.rate / r.rate;
-      rows.push({
-        workload: `ratio sandtrap HTTP capture (${store}) / Mockoon CLI`,
-        target: `>= ${TARGETS.mockoonRatio}x`,
-        measured: `${ratio.toFixed(2)}x (${ours.rate.toFixed(0)} / ${r.rate.toFixed(0)} req/s)`,
-        met: ratio >= TARGETS.mockoonRatio,
-        ratio,
-      });
-    }
+    peerRatioRows(
+      (store) => `ratio sandtrap HTTP capture (${store}) / Mockoon CLI`,
+      (store) => measured[store].http,
+      r.rate,
+      TARGETS.mockoonRatio,
+      'req/s',
+    );
   } catch (err) {
     rows.push({
       workload: 'peer Mockoon CLI HTTP',
