@@ -1,19 +1,18 @@
-// The batch inserts of captures on both stores: every batch size stores exactly its live rows (PostgreSQL pads
-// batches with null rows to a few prepared shapes), and on PostgreSQL the inserts run as prepared statements.
+// The batch inserts of captures on both stores: every batch size stores exactly its live rows (batches are padded
+// with null rows to a few prepared shapes), and the inserts run as prepared statements on both stores.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { openStore } from '../../src/core/store/openStore.ts';
+import type { Database } from '../../src/core/store/schema.ts';
 import { insertMessagesIfLive } from '../../src/core/store/repos/messages.ts';
 import { insertRequestsIfCurrent } from '../../src/core/store/repos/requests.ts';
 import { insertSandbox } from '../helpers/sandboxRow.ts';
 import { messageRow, requestRow, storedIds } from '../helpers/captureRows.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
-describeEachStore('capture batch inserts', (getStore, backend) => {
-  const prepared = backend.name === 'postgres';
-
+describeEachStore('capture batch inserts', (getStore) => {
   it('every batch size from 1 to 17 stores exactly the rows of live sandboxes, and nothing else', async () => {
     const db = getStore().db;
     const live = await insertSandbox(db);
@@ -25,7 +24,7 @@ describeEachStore('capture batch inserts', (getStore, backend) => {
         messageRow(n % 3 === 1 ? expired : n % 3 === 2 ? missing : live, n),
       );
       const before = await storedIds(db, 'messages', live);
-      const stored = await insertMessagesIfLive(db, rows, prepared);
+      const stored = await insertMessagesIfLive(db, rows);
       const wanted = rows.filter((r) => r.sandbox_id === live).map((r) => r.id);
       assert.deepEqual([...stored].sort(), [...wanted].sort(), `batch of ${size}`);
       const after = await storedIds(db, 'messages', live);
@@ -41,7 +40,7 @@ describeEachStore('capture batch inserts', (getStore, backend) => {
     const current = await insertSandbox(db, { version: 3 });
     for (const size of [3, 4, 5, 9]) {
       const items = Array.from({ length: size }, (_, n) => requestRow(current, n % 2 === 0 ? 3 : 2, n));
-      const stored = await insertRequestsIfCurrent(db, items, prepared);
+      const stored = await insertRequestsIfCurrent(db, items);
       const wanted = items.filter((i) => i.sandboxVersion === 3).map((i) => i.row.id);
       assert.deepEqual([...stored].sort(), [...wanted].sort(), `batch of ${size}`);
     }
@@ -50,6 +49,26 @@ describeEachStore('capture batch inserts', (getStore, backend) => {
 });
 
 const pgUrl = process.env.TEST_DATABASE_URL;
+
+/** Inserts message batches of a few sizes and checks which statements the store's session prepared. */
+async function assertPreparedOncePerSize(db: Kysely<Database>): Promise<void> {
+  const live = await insertSandbox(db);
+  const prepared = async () =>
+    (await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(db)).rows.map(
+      (r) => r.name,
+    );
+  assert.deepEqual(await prepared(), [], 'nothing else is prepared');
+  for (const size of [3, 4, 3, 5, 8, 1]) {
+    const rows = Array.from({ length: size }, (_, n) => messageRow(live, n));
+    assert.equal((await insertMessagesIfLive(db, rows)).size, size);
+  }
+  assert.deepEqual(await prepared(), [
+    'sandtrap_insert_messages_1',
+    'sandtrap_insert_messages_4',
+    'sandtrap_insert_messages_8',
+  ]);
+  assert.equal((await storedIds(db, 'messages', live)).size, 3 + 4 + 3 + 5 + 8 + 1);
+}
 
 it(
   'on PostgreSQL, capture inserts are prepared once per connection, one statement per padded size',
@@ -61,26 +80,19 @@ it(
     // One connection, so that pg_prepared_statements (per session) shows everything this store prepared.
     const store = await openStore({ kind: 'postgres', url: pgUrl as string, schema, poolSize: 1 });
     try {
-      const db = store.db;
-      const live = await insertSandbox(db);
-      const prepared = async () =>
-        (
-          await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(db)
-        ).rows.map((r) => r.name);
-      assert.deepEqual(await prepared(), [], 'nothing else is prepared');
-      for (const size of [3, 4, 3, 5, 8, 1]) {
-        const rows = Array.from({ length: size }, (_, n) => messageRow(live, n));
-        assert.equal((await insertMessagesIfLive(db, rows, true)).size, size);
-      }
-      assert.deepEqual(await prepared(), [
-        'sandtrap_insert_messages_1',
-        'sandtrap_insert_messages_4',
-        'sandtrap_insert_messages_8',
-      ]);
-      assert.equal((await storedIds(db, 'messages', live)).size, 3 + 4 + 3 + 5 + 8 + 1);
+      await assertPreparedOncePerSize(store.db);
     } finally {
       await sql`drop schema ${sql.id(schema)} cascade`.execute(store.db);
       await store.close();
     }
   },
 );
+
+it('on the embedded store, capture inserts are prepared once, one statement per padded size', async () => {
+  const store = await openStore({ kind: 'pglite', dataDir: undefined });
+  try {
+    await assertPreparedOncePerSize(store.db);
+  } finally {
+    await store.close();
+  }
+});

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Database } from './schema.ts';
 import { lockDataDir, type DirLock } from './lockFile.ts';
 import { migrateToLatest } from './migrate.ts';
+import { withPreparedStatements } from './pglitePrepared.ts';
 import { startPgliteStore } from './pgliteStart.ts';
 import { preparingPool } from './preparedPool.ts';
 
@@ -38,7 +39,9 @@ async function openPglite(dataDir: string | undefined, templateFile: string | un
       dataDir === undefined ? undefined : `${dataDir}/pgdata`,
       templateFile,
     );
-    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+    const db = new Kysely<Database>({
+      dialect: new PGliteDialect({ pglite: withPreparedStatements(pglite) }),
+    });
     await migrateToLatest(db as Kysely<unknown>);
     return {
       db,

@@ -4,18 +4,8 @@
 // becomes core's `unavailable` error, and never an unhandled 'error' event that would end the process.
 import type pg from 'pg';
 import type { PostgresClientConstructor, PostgresPool, PostgresPoolClient } from 'kysely';
+import { preparedNameOf } from './preparedMarker.ts';
 import { asStoreUnavailable } from './unavailable.ts';
-
-const MARKER = /^\/\* prepared ([a-z0-9_]+) \*\/ /;
-
-/**
- * The marker to put at the start of a statement's text. Each name must always go with the same text (the
- * pg client refuses a name it prepared for another text on that connection). PGlite ignores it as a comment.
- */
-export function preparedName(name: string): string {
-  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`invalid prepared statement name: ${name}`);
-  return `/* prepared sandtrap_${name} */ `;
-}
 
 const rethrow = (err: unknown): never => {
   throw asStoreUnavailable(err);
@@ -39,7 +29,7 @@ export function preparingPool(pool: pg.Pool, onConnectionError: (err: Error) => 
       const query = (textOrCursor: unknown, values?: unknown[]) => {
         // A cursor (kysely's streaming) is not a promise; its reads fail on their own.
         if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.QueryConfig);
-        const name = MARKER.exec(textOrCursor)?.[1];
+        const name = preparedNameOf(textOrCursor);
         const running =
           name === undefined
             ? client.query(textOrCursor, values)

@@ -1,6 +1,6 @@
 // The write path of the two capture streams (messages, requests): one writer each per store, which owns group
-// commit, how many batches commit at once, how long a batch waits for announced rows, and whether inserts run
-// as padded prepared statements. Domain code builds rows and hands them here; it knows nothing of the store.
+// commit, how many batches commit at once and how long a batch waits for announced rows (inserts run as padded
+// prepared statements on both stores). Domain code builds rows and hands them here; it knows nothing of the store.
 import type { Kysely } from 'kysely';
 import { GroupCommit } from './groupCommit.ts';
 import type { StoreKind } from './openStore.ts';
@@ -37,7 +37,6 @@ export interface StoreWriters {
 interface Tuning {
   commitConcurrency: number;
   waitForAnnouncedMs: number;
-  prepared: boolean;
 }
 
 function tuningFor(kind: StoreKind): Tuning {
@@ -48,8 +47,6 @@ function tuningFor(kind: StoreKind): Tuning {
     // more than waiting for the messages still being parsed (about 20% less CPU per message over SMTP). On
     // PostgreSQL the wait only added latency.
     waitForAnnouncedMs: kind === 'pglite' ? 5 : 0,
-    // PostgreSQL parses and plans the capture inserts once per connection (preparedPool.ts); PGlite cannot.
-    prepared: kind === 'postgres',
   };
 }
 
@@ -58,7 +55,7 @@ function messageWriter(db: Kysely<Database>, tuning: Tuning): MessageWriter {
   // rows resolve only when the transaction holding them has committed.
   const commits = new GroupCommit<MessageRowToStore[], Set<string>>(
     async (messages) => {
-      const stored = await insertMessagesIfLive(db, messages.flat(), tuning.prepared);
+      const stored = await insertMessagesIfLive(db, messages.flat());
       return messages.map((rows) => new Set(rows.filter((r) => stored.has(r.id)).map((r) => r.id)));
     },
     {
@@ -77,7 +74,7 @@ function requestWriter(db: Kysely<Database>, tuning: Tuning): RequestWriter {
   // Concurrent captures share one INSERT (one commit); each sender is answered when its batch commits.
   const commits = new GroupCommit<RequestToStore, boolean>(
     async (items) => {
-      const stored = await insertRequestsIfCurrent(db, items, tuning.prepared);
+      const stored = await insertRequestsIfCurrent(db, items);
       return items.map((item) => stored.has(item.row.id));
     },
     {

@@ -1,7 +1,7 @@
 // One INSERT for a batch of captured items (messages or requests) that stores only the rows whose sandbox
 // is still live when the statement runs: admission came from memory, so the commit is where it is settled.
 import { CompiledQuery, type Kysely } from 'kysely';
-import { preparedName } from '../preparedPool.ts';
+import { preparedName } from '../preparedMarker.ts';
 import type { Database } from '../schema.ts';
 
 /** A column of the target table with its PostgreSQL type (the VALUES list is typed by casts). */
@@ -14,13 +14,13 @@ export interface LiveRow {
 }
 
 /**
- * Prepared (PostgreSQL): rows per statement are padded up to the next power of two, so that each table has a
- * handful of statement texts, each prepared once per connection (parsing and planning a new text for every
- * batch was a fifth of the backend's CPU per capture). Padding rows are all nulls; a null sandbox id matches
- * no sandbox, so they are never stored. PGlite prepares nothing, and padding only cost it time.
+ * Rows per statement are padded up to the next power of two, so that each table has a handful of statement
+ * texts, each prepared once per connection (parsing and planning a new text for every batch was a fifth of
+ * PostgreSQL's CPU per capture, and most of PGlite's fixed cost per statement). Padding rows are all nulls; a
+ * null sandbox id matches no sandbox, so they are never stored.
  */
-function statementSize(n: number, prepared: boolean): number {
-  return prepared ? 2 ** Math.ceil(Math.log2(n)) : n;
+function statementSize(n: number): number {
+  return 2 ** Math.ceil(Math.log2(n));
 }
 
 /** Prepared texts by table, padded size and whether rows carry the sandbox version: at most a few dozen. */
@@ -31,11 +31,10 @@ function statementText(
   columns: ReadonlyArray<readonly [string, string]>,
   size: number,
   withVersion: boolean,
-  prepared: boolean,
 ): string {
   // Each table is only ever written with its one column list (a module constant), so the key names the text.
   const key = `${table}_${size}${withVersion ? '_v' : ''}`;
-  const cached = prepared ? preparedTexts.get(key) : undefined;
+  const cached = preparedTexts.get(key);
   if (cached !== undefined) return cached;
   const types = withVersion
     ? [...columns.map(([, type]) => type), 'integer']
@@ -48,7 +47,7 @@ function statementText(
   const names = columns.map(([name]) => `"${name}"`);
   const valueNames = withVersion ? [...names, '"version"'] : names;
   const sameVersion = withVersion ? 'and s.version = v.version' : '';
-  const text = `${prepared ? preparedName(`insert_${key}`) : ''}insert into "${table}" (${names.join(', ')})
+  const text = `${preparedName(`insert_${key}`)}insert into "${table}" (${names.join(', ')})
     select ${names.map((name) => `v.${name}`).join(', ')}
     from (values ${tuples.join(', ')}) as v(${valueNames.join(', ')})
     where exists (
@@ -56,14 +55,11 @@ function statementText(
       where s.id = v.sandbox_id ${sameVersion}
         and (s.expires_at is null or s.expires_at > v.received_at))
     returning id`;
-  // Exact sizes (PGlite) are not kept: up to 1,000 rows a statement, they would add up to megabytes of text.
-  if (prepared) preparedTexts.set(key, text);
+  preparedTexts.set(key, text);
   return text;
 }
 
 export interface InsertOptions {
-  /** Run as a prepared statement: for stores on PostgreSQL (see statementSize). */
-  prepared: boolean;
   /** The sandbox version each row was admitted at; a row whose sandbox changed since is not stored. */
   versions?: number[];
 }
@@ -78,13 +74,13 @@ export async function insertIfSandboxLive<R extends LiveRow>(
   table: 'messages' | 'requests',
   columns: ReadonlyArray<TypedColumn<R>>,
   rows: R[],
-  { prepared, versions }: InsertOptions,
+  { versions }: InsertOptions = {},
 ): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   // Written as text with numbered parameters: kysely's builder took 7% of the capture path's CPU building and
   // compiling this one statement, 16 typed cells a row. Table, column and type names are our constants.
-  const size = statementSize(rows.length, prepared);
-  const text = statementText(table, columns, size, versions !== undefined, prepared);
+  const size = statementSize(rows.length);
+  const text = statementText(table, columns, size, versions !== undefined);
   const params: unknown[] = [];
   rows.forEach((row, i) => {
     for (const [name] of columns) params.push(row[name] ?? null);

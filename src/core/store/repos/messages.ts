@@ -76,18 +76,16 @@ const INSERT_CHUNK = 1000;
 export async function insertMessagesIfLive(
   db: Kysely<Database>,
   rows: Array<NewMessageRow & LiveRow>,
-  prepared: boolean,
 ): Promise<Set<string>> {
   for (let attempt = 0; ; attempt++) {
     try {
       if (rows.length <= INSERT_CHUNK)
-        return await insertIfSandboxLive(db, 'messages', MESSAGE_COLUMNS, rows, { prepared });
+        return await insertIfSandboxLive(db, 'messages', MESSAGE_COLUMNS, rows);
       return await db.transaction().execute(async (trx) => {
         const stored = new Set<string>();
         for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
           const chunk = rows.slice(i, i + INSERT_CHUNK);
-          for (const id of await insertIfSandboxLive(trx, 'messages', MESSAGE_COLUMNS, chunk, { prepared }))
-            stored.add(id);
+          for (const id of await insertIfSandboxLive(trx, 'messages', MESSAGE_COLUMNS, chunk)) stored.add(id);
         }
         return stored;
       });

@@ -51,7 +51,6 @@ const REQUEST_COLUMNS: ReadonlyArray<TypedColumn<NewRequestRow>> = [
 export async function insertRequestsIfCurrent(
   db: Kysely<Database>,
   items: RequestToStore[],
-  prepared: boolean,
 ): Promise<Set<string>> {
   try {
     return await insertIfSandboxLive(
@@ -59,7 +58,7 @@ export async function insertRequestsIfCurrent(
       'requests',
       REQUEST_COLUMNS,
       items.map((i) => i.row),
-      { prepared, versions: items.map((i) => i.sandboxVersion) },
+      { versions: items.map((i) => i.sandboxVersion) },
     );
   } catch (err) {
     // Alone, a request whose sandbox was deleted meanwhile is simply not stored; in a batch, the caller

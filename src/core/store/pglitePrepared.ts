@@ -1,0 +1,96 @@
+// PGlite with named prepared statements: a marked statement is parsed and planned once, then each run is one call.
+import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
+import { preparedNameOf } from './preparedMarker.ts';
+
+const { serialize } = protocol;
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * PGlite's `query` makes six calls into postgres per statement (parse, describe, bind, describe, execute, sync)
+ * and parses and plans the text every time. For a statement marked by `preparedName` (the capture inserts,
+ * thousands a second with a few texts) this parses it once and learns its parameter types, then sends bind,
+ * describe, execute and sync as one message: about half the time of a one-row insert, a third of a 12-row one.
+ * Parameters go through PGlite's own serializers for those types and results through its own parser, so a
+ * statement returns what `query` would. Unmarked statements, and everything in a transaction (PGlite's
+ * transaction objects), go through PGlite as before.
+ */
+export function withPreparedStatements(pglite: PGlite): PGlite {
+  /** Parameter type OIDs of each statement prepared so far, by name. */
+  const prepared = new Map<string, number[]>();
+
+  async function prepare(name: string, text: string): Promise<number[]> {
+    const { messages } = await pglite.execProtocol(
+      concat([
+        serialize.parse({ name, text, types: [] }),
+        serialize.describe({ type: 'S', name }),
+        serialize.sync(),
+      ]),
+      { syncToFs: false },
+    );
+    return parse.parseDescribeStatementResults(messages);
+  }
+
+  async function run(
+    name: string,
+    text: string,
+    params: unknown[],
+    options?: QueryOptions,
+  ): Promise<Results> {
+    await pglite._checkReady();
+    // The same locks as `query`: never inside another caller's open transaction, never beside another query.
+    return pglite._runExclusiveTransaction(() =>
+      pglite._runExclusiveQuery(async () => {
+        let types = prepared.get(name);
+        if (types === undefined) {
+          types = await prepare(name, text);
+          prepared.set(name, types);
+        }
+        const paramTypes = types;
+        const values = params.map((value, i) => {
+          if (value === null || value === undefined) return null;
+          const serializer =
+            options?.serializers?.[paramTypes[i] ?? 0] ?? pglite.serializers[paramTypes[i] ?? 0];
+          return serializer === undefined ? String(value) : serializer(value);
+        });
+        const { messages } = await pglite.execProtocol(
+          concat([
+            serialize.bind({ statement: name, values }),
+            serialize.describe({ type: 'P' }),
+            serialize.execute({}),
+            serialize.sync(),
+          ]),
+          { syncToFs: false },
+        );
+        await pglite.syncToFs();
+        const [results] = parse.parseResults(messages, pglite.parsers, options);
+        if (results === undefined) throw new Error(`prepared statement ${name} returned no result`);
+        return results;
+      }),
+    );
+  }
+
+  const query = (text: string, params?: unknown[], options?: QueryOptions) => {
+    const name = preparedNameOf(text);
+    if (name === undefined || options?.blob !== undefined || options?.paramTypes !== undefined)
+      return pglite.query(text, params, options);
+    return run(name, text, params ?? [], options);
+  };
+
+  return new Proxy(pglite, {
+    get(target, prop) {
+      if (prop === 'query') return query;
+      const value: unknown = Reflect.get(target, prop, target);
+      // PGlite's methods use private fields: they must run on the instance itself, not on this proxy.
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
