@@ -4,16 +4,6 @@ import { preparedNameOf } from './preparedMarker.ts';
 
 const { serialize } = protocol;
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
 /**
  * PGlite's `query` makes six calls into postgres per statement (parse, describe, bind, describe, execute, sync)
  * and parses and plans the text every time. For a statement marked by `preparedName` (the capture inserts,
@@ -27,16 +17,21 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
   /** Parameter type OIDs of each statement prepared so far, by name. */
   const prepared = new Map<string, number[]>();
 
-  async function prepare(name: string, text: string): Promise<number[]> {
+  /** Parses and describes the statement once; its parameter types thereafter. */
+  async function typesOf(name: string, text: string): Promise<number[]> {
+    const known = prepared.get(name);
+    if (known !== undefined) return known;
     const { messages } = await pglite.execProtocol(
-      concat([
+      Buffer.concat([
         serialize.parse({ name, text, types: [] }),
         serialize.describe({ type: 'S', name }),
         serialize.sync(),
       ]),
       { syncToFs: false },
     );
-    return parse.parseDescribeStatementResults(messages);
+    const types = parse.parseDescribeStatementResults(messages);
+    prepared.set(name, types);
+    return types;
   }
 
   async function run(
@@ -49,20 +44,15 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
     // The same locks as `query`: never inside another caller's open transaction, never beside another query.
     return pglite._runExclusiveTransaction(() =>
       pglite._runExclusiveQuery(async () => {
-        let types = prepared.get(name);
-        if (types === undefined) {
-          types = await prepare(name, text);
-          prepared.set(name, types);
-        }
-        const paramTypes = types;
+        const types = await typesOf(name, text);
         const values = params.map((value, i) => {
           if (value === null || value === undefined) return null;
-          const serializer =
-            options?.serializers?.[paramTypes[i] ?? 0] ?? pglite.serializers[paramTypes[i] ?? 0];
+          const type = types[i] ?? 0;
+          const serializer = options?.serializers?.[type] ?? pglite.serializers[type];
           return serializer === undefined ? String(value) : serializer(value);
         });
         const { messages } = await pglite.execProtocol(
-          concat([
+          Buffer.concat([
             serialize.bind({ statement: name, values }),
             serialize.describe({ type: 'P' }),
             serialize.execute({}),
