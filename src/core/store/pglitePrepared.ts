@@ -1,5 +1,6 @@
 // PGlite with named prepared statements: a marked statement is parsed and planned once, then each run is one call.
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
+import { runPreparedMessages, type WireValue } from './bindMessage.ts';
 import { preparedNameOf } from './preparedMarker.ts';
 
 const { serialize } = protocol;
@@ -8,7 +9,7 @@ const { serialize } = protocol;
  * PGlite's `query` makes six calls into postgres per statement (parse, describe, bind, describe, execute, sync)
  * and parses and plans the text every time. For a statement marked by `preparedName` (the capture inserts,
  * thousands a second with a few texts) this parses it once and learns its parameter types, then sends bind,
- * describe, execute and sync as one message: about half the time of a one-row insert, a third of a 12-row one.
+ * describe, execute and sync as one message (bindMessage.ts): about half the time of a one-row insert, a third of a 12-row one.
  * Parameters go through PGlite's own serializers for those types and results through its own parser, so a
  * statement returns what `query` would. Unmarked statements, and everything in a transaction (PGlite's
  * transaction objects), go through PGlite as before.
@@ -45,21 +46,14 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
     return pglite._runExclusiveTransaction(() =>
       pglite._runExclusiveQuery(async () => {
         const types = await typesOf(name, text);
-        const values = params.map((value, i) => {
+        const values = params.map((value, i): WireValue => {
           if (value === null || value === undefined) return null;
           const type = types[i] ?? 0;
           const serializer = options?.serializers?.[type] ?? pglite.serializers[type];
-          return serializer === undefined ? String(value) : serializer(value);
+          const wire: unknown = serializer === undefined ? String(value) : serializer(value);
+          return typeof wire === 'string' || wire instanceof Uint8Array ? wire : String(wire);
         });
-        const { messages } = await pglite.execProtocol(
-          Buffer.concat([
-            serialize.bind({ statement: name, values }),
-            serialize.describe({ type: 'P' }),
-            serialize.execute({}),
-            serialize.sync(),
-          ]),
-          { syncToFs: false },
-        );
+        const { messages } = await pglite.execProtocol(runPreparedMessages(name, values), { syncToFs: false });
         await pglite.syncToFs();
         const [results] = parse.parseResults(messages, pglite.parsers, options);
         if (results === undefined) throw new Error(`prepared statement ${name} returned no result`);
