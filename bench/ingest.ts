@@ -302,12 +302,29 @@ interface Peer {
   stop(): Promise<void>;
 }
 
+/**
+ * A clean environment for npx (none of `npm run`'s npm_* variables), keeping how this machine reaches the
+ * registry: its CA bundle and proxy. Under the project's Node, npm looks for its global npmrc (where the
+ * machine's `cafile` lives) beside that Node, so without NODE_EXTRA_CA_CERTS a first download of a peer failed
+ * with SELF_SIGNED_CERT_IN_CHAIN.
+ */
+function peerEnv(): Record<string, string> {
+  const kept = ['PATH', 'HOME', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR'];
+  const proxies = Object.keys(process.env).filter((name) => /^(https?|no)_proxy$/i.test(name));
+  return Object.fromEntries(
+    [...kept, ...proxies].flatMap((name) => {
+      const value = process.env[name];
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
+}
+
 function spawnPeer(command: string, args: string[], cwd: string): Peer {
   const child = spawn(command, args, {
     cwd,
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    env: peerEnv(),
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
