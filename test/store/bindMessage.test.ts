@@ -25,7 +25,20 @@ function generator(seed: number): () => number {
   };
 }
 
-const PIECES = ['a', 'Zürich', '€', '日本語', '😀', '\u0000', '\r\n', ' ', '"', '\\', '\u00ff', 'x'.repeat(300)];
+const PIECES = [
+  'a',
+  'Zürich',
+  '€',
+  '日本語',
+  '😀',
+  '\u0000',
+  '\r\n',
+  ' ',
+  '"',
+  '\\',
+  '\u00ff',
+  'x'.repeat(300),
+];
 
 function randomValue(next: () => number): WireValue {
   const kind = Math.floor(next() * 4);

@@ -24,7 +24,8 @@ export function runPreparedMessages(statement: string, values: readonly WireValu
   let size = 1 + 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 * count + 2 + 2;
   for (let i = 0; i < count; i++) {
     const value = values[i] ?? null;
-    const length = value === null ? -1 : typeof value === 'string' ? Buffer.byteLength(value) : value.byteLength;
+    const length =
+      value === null ? -1 : typeof value === 'string' ? Buffer.byteLength(value) : value.byteLength;
     lengths[i] = length;
     size += 4 + Math.max(length, 0);
   }

@@ -9,7 +9,8 @@ const { serialize } = protocol;
  * PGlite's `query` makes six calls into postgres per statement (parse, describe, bind, describe, execute, sync)
  * and parses and plans the text every time. For a statement marked by `preparedName` (the capture inserts,
  * thousands a second with a few texts) this parses it once and learns its parameter types, then sends bind,
- * describe, execute and sync as one message (bindMessage.ts): about half the time of a one-row insert, a third of a 12-row one.
+ * describe, execute and sync as one message, encoded by bindMessage.ts: about half the time of a one-row insert,
+ * a third of a 12-row one.
  * Parameters go through PGlite's own serializers for those types and results through its own parser, so a
  * statement returns what `query` would. Unmarked statements, and everything in a transaction (PGlite's
  * transaction objects), go through PGlite as before.
@@ -53,7 +54,9 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
           const wire: unknown = serializer === undefined ? String(value) : serializer(value);
           return typeof wire === 'string' || wire instanceof Uint8Array ? wire : String(wire);
         });
-        const { messages } = await pglite.execProtocol(runPreparedMessages(name, values), { syncToFs: false });
+        const { messages } = await pglite.execProtocol(runPreparedMessages(name, values), {
+          syncToFs: false,
+        });
         await pglite.syncToFs();
         const [results] = parse.parseResults(messages, pglite.parsers, options);
         if (results === undefined) throw new Error(`prepared statement ${name} returned no result`);
