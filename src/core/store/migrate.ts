@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
 import * as m001 from './migrations/001_initial.ts';
 import * as m002 from './migrations/002_messages.ts';
 import * as m003 from './migrations/003_requests.ts';
@@ -15,6 +15,7 @@ import * as m009 from './migrations/009_request_is_read.ts';
 import * as m010 from './migrations/010_live_events.ts';
 import * as m011 from './migrations/011_dashboard_sessions.ts';
 import * as m012 from './migrations/012_oauth.ts';
+import * as m013 from './migrations/013_search_words_column.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '010_live_events': m010,
   '011_dashboard_sessions': m011,
   '012_oauth': m012,
+  '013_search_words_column': m013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -52,12 +54,25 @@ async function isUpToDate(db: Kysely<unknown>, schema: string | undefined): Prom
 
 export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<void> {
   if (await isUpToDate(db, schema)) return;
+  await migrate(db, schema, (migrator) => migrator.migrateToLatest());
+}
+
+/** Migrates up or down to the named migration: for tests of a migration over rows written before it. */
+export async function migrateTo(db: Kysely<unknown>, target: string, schema?: string): Promise<void> {
+  await migrate(db, schema, (migrator) => migrator.migrateTo(target));
+}
+
+async function migrate(
+  db: Kysely<unknown>,
+  schema: string | undefined,
+  run: (migrator: Migrator) => Promise<MigrationResultSet>,
+): Promise<void> {
   const migrator = new Migrator({
     db,
     provider,
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed`, { cause: error });

@@ -2,7 +2,7 @@
 // their trigrams (digits only) are in most rows and make the trigram index read most of itself. And finer
 // statistics for the indexed search expressions, so the planner picks between them and the newest-first scan.
 import { sql, type Kysely } from 'kysely';
-import { MESSAGE_SEARCH_WORDS } from '../searchIndexes.ts';
+import { MESSAGE_SEARCH_WORDS_SQL } from '../searchIndexes.ts';
 
 /**
  * At the default of 100, a value in the 100-bucket histogram is estimated at about 1% of the rows. At 1,000,000
@@ -21,7 +21,7 @@ async function setStatistics(db: Kysely<unknown>, target: number): Promise<void>
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`create index messages_search_words on messages using gin (${MESSAGE_SEARCH_WORDS})`.execute(db);
+  await sql`create index messages_search_words on messages using gin (${MESSAGE_SEARCH_WORDS_SQL})`.execute(db);
   await setStatistics(db, STATISTICS);
 }
 
