@@ -10,7 +10,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { maintainTables } from '../src/core/store/maintenance.ts';
 import { openStore } from '../src/core/store/openStore.ts';
 import type { Database } from '../src/core/store/schema.ts';
-import { MESSAGE_SEARCH_WORDS_SQL } from '../src/core/store/searchIndexes.ts';
+import { MESSAGE_SEARCH_DIGIT_WORDS_SQL } from '../src/core/store/searchIndexes.ts';
 import { freshDatabase } from './lib/pg.ts';
 import { report, type Row } from './lib/report.ts';
 import { generateKey, percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
@@ -49,7 +49,7 @@ async function seed(
       insert into messages (id, sandbox_id, received_at, envelope_from, from_header, to_addrs, captured_for,
         subject, preview, text_body, html_body, headers, attachments, attachment_count, size_bytes, is_read, raw,
         search_words)
-      select messages.*, ${MESSAGE_SEARCH_WORDS_SQL} from (
+      select messages.*, ${MESSAGE_SEARCH_DIGIT_WORDS_SQL} from (
         select gen_random_uuid(), ${sandboxId}::uuid, now() - make_interval(secs => g),
           'shop' || (g % 500) || '@sender.example',
           'Shop ' || (g % 500) || ' <shop' || (g % 500) || '@sender.example>' as from_header,

@@ -16,15 +16,21 @@ const LONG_WORD = '~long';
 /**
  * The words of a message's search text, as a tsvector, in the database's own terms: its lower-cased runs of a-z
  * and 0-9 (everything else separates), each cut to 64 characters; a text too long to index word by word is the
- * one word `~long`, which every word query also accepts. Migration 005 indexed this expression; since migration
- * 013 the words are a column the writer fills (messageSearchWords), and this form only fills rows written
- * by SQL: the migration's backfill and bulk loads. Its two regexps cost ~35 µs a row in PGlite and about a
- * tenth of PostgreSQL's CPU per message.
+ * one word `~long`, which every word query also accepts. Migration 005 indexed this expression, whose two
+ * regexps cost ~35 µs a row in PGlite and about a tenth of PostgreSQL's CPU per message; since migration 013
+ * the words are a column (messageSearchWords).
  */
 export const MESSAGE_SEARCH_WORDS_SQL = sql<unknown>`(case when length(${MESSAGE_SEARCH_TEXT}) > ${sql.lit(LONG_TEXT)}
   then ${sql.lit(LONG_WORD)}::tsvector
   else array_to_tsvector(array_remove(regexp_split_to_array(regexp_replace(lower(${MESSAGE_SEARCH_TEXT}),
     ${sql.lit(`([a-z0-9]{${WORD_CHARS}})[a-z0-9]+`)}, ${sql.lit('\\1')}, 'g'), '[^a-z0-9]+'), '')) end)`;
+
+/**
+ * messages.search_words computed by the database, for rows written by SQL (migration 013's backfill, bulk
+ * loads): the words of MESSAGE_SEARCH_WORDS_SQL that messageSearchWords keeps.
+ */
+export const MESSAGE_SEARCH_DIGIT_WORDS_SQL = sql<unknown>`(select coalesce(string_agg(w, ' '), '')::tsvector
+  from unnest(tsvector_to_array(${MESSAGE_SEARCH_WORDS_SQL})) as w where w ~ '[0-9]' or w = ${sql.lit(LONG_WORD)})`;
 
 /** The fields of a message row its search text is made of, as the writer holds them (JSON arrays as text). */
 export interface MessageSearchFields {
@@ -37,24 +43,29 @@ export interface MessageSearchFields {
 
 const jsonText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 const NOT_WORD = /[^a-z0-9]+/;
+const HAS_DIGIT = /[0-9]/;
 
 /**
- * messages.search_words for a row: the words of its search text as tsvector input (bare a-z0-9 words need no
- * quoting). Its words may differ from MESSAGE_SEARCH_WORDS_SQL's only where this one cannot miss a match: a row
- * whose search text contains `q` (ilike, the database's lower case) holds every word searchWordsQuery makes of
- * `q`. Those words are ASCII runs between ASCII separators, and the only characters a database lower-cases to
- * ASCII letters besides A-Z are the Kelvin sign (k here too) and the dotted capital I, which the database maps
- * to i and JavaScript to i plus a combining dot (a separator): it becomes i first. The JSON arrays' separators
- * (", " in jsonb text, "," here) are separators either way.
+ * messages.search_words for a row: the words of its search text that hold a digit, as tsvector input (bare
+ * a-z0-9 words need no quoting). searchWordsQuery only ever asks for words with a digit (numbers and codes, which
+ * the trigram index finds slowly), so the others, most words of most mail, would only make the column, the index
+ * and each insert larger.
+ *
+ * The words may differ from MESSAGE_SEARCH_DIGIT_WORDS_SQL's only where this cannot miss a match: a row whose search
+ * text contains `q` (ilike, the database's lower case) holds every word searchWordsQuery makes of `q`. Those
+ * words are ASCII runs between ASCII separators, and the only characters a database lower-cases to ASCII letters
+ * besides A-Z are the Kelvin sign (k here too) and the dotted capital I, which the database maps to i and
+ * JavaScript to i plus a combining dot (a separator): it becomes i first. The JSON arrays' separators (", " in
+ * jsonb text, "," here) are separators either way.
  */
 export function messageSearchWords(row: MessageSearchFields): string {
   const text = `${row.subject ?? ''} ${row.from_header} ${row.preview ?? ''} ${jsonText(row.to_addrs)} ${jsonText(row.captured_for)}`;
   // UTF-16 units, at least its characters: a text the database would still split may be `~long` here, which
-  // every word query accepts.
+  // every word query also accepts.
   if (text.length > LONG_TEXT) return LONG_WORD;
   const words = new Set<string>();
   for (const word of text.replaceAll('\u0130', 'i').toLowerCase().split(NOT_WORD))
-    if (word !== '') words.add(word.length > WORD_CHARS ? word.slice(0, WORD_CHARS) : word);
+    if (HAS_DIGIT.test(word)) words.add(word.length > WORD_CHARS ? word.slice(0, WORD_CHARS) : word);
   return [...words].join(' ');
 }
 

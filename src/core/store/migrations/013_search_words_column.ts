@@ -1,9 +1,9 @@
 // The word index for `q` moves from an expression to a column the writer fills (messageSearchWords): the
 // expression's two regexps ran in the database on every insert, ~35 µs a row in PGlite and about a tenth of
-// PostgreSQL's CPU per message, where the same words take a few µs in the writer. Rows stored before are
-// filled here from the expression.
+// PostgreSQL's CPU per message, where the same words take a few µs in the writer. Only words with a digit are
+// kept: no query asks for others. Rows stored before are filled here by the database.
 import { sql, type Kysely } from 'kysely';
-import { MESSAGE_SEARCH_WORDS_SQL } from '../searchIndexes.ts';
+import { MESSAGE_SEARCH_DIGIT_WORDS_SQL, MESSAGE_SEARCH_WORDS_SQL } from '../searchIndexes.ts';
 
 /** As migration 005 set for the expression, on PostgreSQL only (migration 007 explains the embedded store). */
 const STATISTICS = 1000;
@@ -17,7 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // The expression index goes first, so that the backfill does not compute it again for each row's new version.
   await sql`drop index messages_search_words`.execute(db);
   await sql`alter table messages add column search_words tsvector`.execute(db);
-  await sql`update messages set search_words = ${MESSAGE_SEARCH_WORDS_SQL}`.execute(db);
+  await sql`update messages set search_words = ${MESSAGE_SEARCH_DIGIT_WORDS_SQL}`.execute(db);
   // Every writer fills it: a row without words would be missing from word searches.
   await sql`alter table messages alter column search_words set not null`.execute(db);
   await sql`create index messages_search_words on messages using gin (search_words)`.execute(db);
