@@ -21,7 +21,9 @@ async function setStatistics(db: Kysely<unknown>, target: number): Promise<void>
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`create index messages_search_words on messages using gin (${MESSAGE_SEARCH_WORDS_SQL})`.execute(db);
+  await sql`create index messages_search_words on messages using gin (${MESSAGE_SEARCH_WORDS_SQL})`.execute(
+    db,
+  );
   await setStatistics(db, STATISTICS);
 }
 
