@@ -1,6 +1,6 @@
-// The expressions that migrations 004 and 005 index for list search, shared with the queries: PostgreSQL uses
-// an expression index only when the query repeats the indexed expression exactly. Changing one needs a new
-// migration that rebuilds its index.
+// What list search indexes: the expressions of migration 004, shared with the queries (PostgreSQL uses an
+// expression index only when the query repeats the indexed expression exactly), and the words the writer stores
+// for the word index (migration 013). Changing one needs a new migration that rebuilds its index or its words.
 import { sql, type RawBuilder } from 'kysely';
 
 /** Every field `q` searches in a message, in one text (JSON arrays as their jsonb text). */
