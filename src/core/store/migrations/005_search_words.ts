@@ -9,7 +9,7 @@ import { MESSAGE_SEARCH_WORDS_SQL } from '../searchIndexes.ts';
  * messages, a recipient or search text in 1 of 5,000 then looked common, and the newest-first scan the planner
  * chose for it read 250,000 rows (0.3-0.5 s). ANALYZE samples 300,000 rows instead of 30,000 for it.
  */
-const STATISTICS = 1000;
+export const STATISTICS = 1000;
 
 /** messages_search is missing where pg_trgm could not be created (migration 004). */
 async function setStatistics(db: Kysely<unknown>, target: number): Promise<void> {

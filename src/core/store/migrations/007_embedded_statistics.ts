@@ -4,10 +4,11 @@
 // PostgreSQL keeps the finer statistics: its autovacuum analyzes in the background, and at 1,000,000 messages
 // they were what kept rare recipients from looking common.
 import { sql, type Kysely } from 'kysely';
+import { STATISTICS } from './005_search_words.ts';
 
 const INDEXES = ['messages_search', 'messages_search_words', 'messages_captured_for_lower'];
 
-async function isEmbedded(db: Kysely<unknown>): Promise<boolean> {
+export async function isEmbedded(db: Kysely<unknown>): Promise<boolean> {
   const found = await sql<{ embedded: boolean }>`select version() like '%PGlite%' as embedded`.execute(db);
   return found.rows[0]?.embedded === true;
 }
@@ -26,5 +27,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (await isEmbedded(db)) await setStatistics(db, 1000);
+  if (await isEmbedded(db)) await setStatistics(db, STATISTICS);
 }

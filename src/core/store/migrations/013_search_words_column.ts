@@ -4,14 +4,9 @@
 // kept: no query asks for others. Rows stored before are filled here by the database.
 import { sql, type Kysely } from 'kysely';
 import { MESSAGE_SEARCH_DIGIT_WORDS_SQL, MESSAGE_SEARCH_WORDS_SQL } from '../searchIndexes.ts';
-
-/** As migration 005 set for the expression, on PostgreSQL only (migration 007 explains the embedded store). */
-const STATISTICS = 1000;
-
-async function isEmbedded(db: Kysely<unknown>): Promise<boolean> {
-  const found = await sql<{ embedded: boolean }>`select version() like '%PGlite%' as embedded`.execute(db);
-  return found.rows[0]?.embedded === true;
-}
+// On PostgreSQL only, the finer statistics migration 005 gave the expression (007 explains the embedded store).
+import { STATISTICS } from './005_search_words.ts';
+import { isEmbedded } from './007_embedded_statistics.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // The expression index goes first, so that the backfill does not compute it again for each row's new version.
