@@ -16,6 +16,7 @@ import {
   type LiveRow,
   type TypedColumn,
 } from './insertIfLive.ts';
+import { listSource, newestFirst } from './newestFirst.ts';
 
 export const SUMMARY_COLUMNS = [
   'id',
@@ -107,7 +108,25 @@ export async function listMessages(
   limit: number,
   cursor: Cursor | undefined,
 ): Promise<MessageSummaryRow[]> {
-  let q = db.selectFrom('messages').select(SUMMARY_COLUMNS).where('sandbox_id', '=', sandboxId);
+  // The filters the planner may answer from a search index instead of newest-first (newestFirst.ts); one
+  // message by id needs no try.
+  const indexed = (filter.q !== undefined || filter.capturedFor !== undefined) && filter.id === undefined;
+  const run = (probeRows: number | undefined) =>
+    messageList(db, sandboxId, filter, limit, cursor, probeRows).execute();
+  return indexed ? newestFirst(limit, run) : run(undefined);
+}
+
+function messageList(
+  db: Kysely<Database>,
+  sandboxId: string,
+  filter: MessageFilter,
+  limit: number,
+  cursor: Cursor | undefined,
+  probeRows: number | undefined,
+) {
+  let q = listSource(db, 'messages', sandboxId, cursor, probeRows)
+    .select(SUMMARY_COLUMNS)
+    .where('sandbox_id', '=', sandboxId);
   if (filter.q !== undefined) {
     const like = likePattern(filter.q);
     // Implied by the fields' match below; lets the word or the trigram index find the candidates (one of
@@ -153,7 +172,7 @@ export async function listMessages(
   if (cursor !== undefined) {
     q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
   }
-  return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit);
 }
 
 const DETAIL_COLUMNS = [

@@ -5,6 +5,7 @@ import { setReadFlag } from './readFlag.ts';
 import type { Database, NewRequestRow, RequestRow } from '../schema.ts';
 import { REQUEST_SEARCH_TEXT } from '../searchIndexes.ts';
 import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
+import { listSource, newestFirst } from './newestFirst.ts';
 
 export const REQUEST_SUMMARY_COLUMNS = [
   'id',
@@ -80,7 +81,23 @@ export async function listRequests(
   limit: number,
   cursor: Cursor | undefined,
 ): Promise<RequestSummaryRow[]> {
-  let query = db.selectFrom('requests').select(REQUEST_SUMMARY_COLUMNS).where('sandbox_id', '=', sandboxId);
+  // q may send the planner to the trigram index instead of newest-first (newestFirst.ts).
+  const run = (probeRows: number | undefined) =>
+    requestList(db, sandboxId, { q, isRead }, limit, cursor, probeRows).execute();
+  return q !== undefined ? newestFirst(limit, run) : run(undefined);
+}
+
+function requestList(
+  db: Kysely<Database>,
+  sandboxId: string,
+  { q, isRead }: RequestListFilter,
+  limit: number,
+  cursor: Cursor | undefined,
+  probeRows: number | undefined,
+) {
+  let query = listSource(db, 'requests', sandboxId, cursor, probeRows)
+    .select(REQUEST_SUMMARY_COLUMNS)
+    .where('sandbox_id', '=', sandboxId);
   if (isRead !== undefined) query = query.where('is_read', '=', isRead);
   if (q !== undefined) {
     const like = likePattern(q);
@@ -99,7 +116,7 @@ export async function listRequests(
   if (cursor !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('received_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
   }
-  return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit);
 }
 
 export async function findRequest(

@@ -1,0 +1,175 @@
+// Search lists try a sandbox's newest rows before the indexed query (newestFirst.ts): on both stores every page
+// equals the rows a plain filter of all rows gives, for terms in every row, in some, in one and in none, page by
+// page through cursors; and a term in most rows is answered by that one statement while the planner's
+// statistics still describe an empty table (PostgreSQL, before autovacuum's first analyze).
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { sql, type KyselyPlugin } from 'kysely';
+import type { Cursor } from '../../src/core/pagination.ts';
+import {
+  insertMessagesIfLive,
+  listMessages,
+  type MessageFilter,
+} from '../../src/core/store/repos/messages.ts';
+import { insertRequestsIfCurrent, listRequests } from '../../src/core/store/repos/requests.ts';
+import { probeRowsFor } from '../../src/core/store/repos/newestFirst.ts';
+import { messageRow, requestRow } from '../helpers/captureRows.ts';
+import { insertSandbox } from '../helpers/sandboxRow.ts';
+import { describeEachStore } from '../helpers/stores.ts';
+
+const N = 700;
+const PAGE = 50;
+const START = Date.UTC(2026, 0, 1);
+
+interface Mail {
+  id: string;
+  at: Date;
+  subject: string;
+  capturedFor: string;
+}
+
+function mailFor(n: number): { subject: string; capturedFor: string } {
+  const tags = `${n % 7 === 0 ? ' urgent' : ''}${n === 333 ? ' needle' : ''}`;
+  return { subject: `Order #${n} is Confirmed${tags}`, capturedFor: `user${n % 3}@x.test` };
+}
+
+/** Statements the store runs, counted through a Kysely plugin (once per result: subqueries pass its query step). */
+function counting() {
+  let statements = 0;
+  const plugin: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      statements++;
+      return args.result;
+    },
+  };
+  return { plugin, take: () => statements, reset: () => (statements = 0) };
+}
+
+describeEachStore('search lists: the newest rows first', (getStore, backend) => {
+  const mails: Mail[] = [];
+  const requests: Array<{ id: string; at: Date; path: string }> = [];
+  let sandboxId = '';
+
+  before(async () => {
+    const { db } = getStore();
+    sandboxId = await insertSandbox(db);
+    if (backend.name === 'postgres') {
+      // Statistics of empty tables, kept while the rows arrive: as right after a sandbox fills up.
+      for (const table of ['messages', 'requests']) {
+        await sql`alter table ${sql.table(table)} set (autovacuum_enabled = false)`.execute(db);
+        await sql`analyze ${sql.table(table)}`.execute(db);
+      }
+    }
+    for (let from = 1; from <= N; from += 100) {
+      const rows = [];
+      const items = [];
+      for (let n = from; n < from + 100; n++) {
+        const mail = mailFor(n);
+        const row = {
+          ...messageRow(sandboxId, n),
+          received_at: new Date(START + n * 1000),
+          subject: mail.subject,
+          captured_for: JSON.stringify([mail.capturedFor]),
+        };
+        rows.push(row);
+        mails.push({ id: row.id, at: row.received_at, ...mail });
+        const item = requestRow(sandboxId, 1, n);
+        item.row.received_at = new Date(START + n * 1000);
+        items.push(item);
+        requests.push({ id: item.row.id, at: item.row.received_at, path: item.row.path });
+      }
+      await insertMessagesIfLive(db, rows);
+      await insertRequestsIfCurrent(db, items);
+    }
+    const newestFirst = (a: { at: Date; id: string }, b: { at: Date; id: string }) =>
+      b.at.getTime() - a.at.getTime() || (a.id < b.id ? 1 : -1);
+    mails.sort(newestFirst);
+    requests.sort(newestFirst);
+  });
+
+  /** Every page of a list, cursor by cursor, as ids. */
+  async function allPages<R extends { id: string; received_at: Date }>(
+    page: (cursor: Cursor | undefined) => Promise<R[]>,
+  ): Promise<string[]> {
+    const ids: string[] = [];
+    let cursor: Cursor | undefined;
+    for (;;) {
+      const rows = await page(cursor);
+      ids.push(...rows.map((r) => r.id));
+      const last = rows.at(-1);
+      if (rows.length < PAGE || last === undefined) return ids;
+      cursor = { at: last.received_at, id: last.id };
+    }
+  }
+
+  const MESSAGE_CASES: Array<[string, MessageFilter, (m: Mail) => boolean]> = [
+    ['a word in every row', { q: 'confirmed' }, () => true],
+    ['a word in one row of seven', { q: 'URGENT' }, (m) => m.subject.includes('urgent')],
+    ['a word in one row', { q: 'needle' }, (m) => m.subject.includes('needle')],
+    ['a number being typed', { q: 'Order #12' }, (m) => /Order #12/.test(m.subject)],
+    ['no row', { q: 'zzqx' }, () => false],
+    [
+      'a recipient of one row in three',
+      { capturedFor: 'USER1@x.test' },
+      (m) => m.capturedFor === 'user1@x.test',
+    ],
+    [
+      'a word and a recipient',
+      { q: 'urgent', capturedFor: 'user2@x.test' },
+      (m) => m.subject.includes('urgent') && m.capturedFor === 'user2@x.test',
+    ],
+  ];
+
+  for (const [what, filter, matches] of MESSAGE_CASES) {
+    it(`messages, ${what}: every page as a filter of all rows gives it`, async () => {
+      const { db } = getStore();
+      const got = await allPages((cursor) => listMessages(db, sandboxId, filter, PAGE, cursor));
+      assert.deepEqual(
+        got,
+        mails.filter(matches).map((m) => m.id),
+      );
+    });
+  }
+
+  it('requests, a path in every row, in some and in none: every page as a filter of all rows gives it', async () => {
+    const { db } = getStore();
+    for (const [q, matches] of [
+      ['/HOOK/', () => true],
+      ['hook/7', (path: string) => path.startsWith('/hook/7')],
+      ['zzqx', () => false],
+    ] as const) {
+      const got = await allPages((cursor) => listRequests(db, sandboxId, { q }, PAGE, cursor));
+      assert.deepEqual(
+        got,
+        requests.filter((r) => matches(r.path)).map((r) => r.id),
+        q,
+      );
+    }
+  });
+
+  it('a word in most rows is answered by one statement over the newest rows; a rare one runs the indexed query too', async () => {
+    const counter = counting();
+    const db = getStore().db.withPlugin(counter.plugin);
+    const cases: Array<[MessageFilter, number]> = [
+      [{ q: 'confirmed' }, 1],
+      [{ capturedFor: 'user0@x.test' }, 1],
+      [{ q: 'needle' }, 2],
+      [{ q: 'urgent' }, 2], // one row in seven: 36 of the 250 newest, short of a page
+    ];
+    for (const [filter, statements] of cases) {
+      counter.reset();
+      const rows = await listMessages(db, sandboxId, filter, PAGE, undefined);
+      assert.equal(counter.take(), statements, JSON.stringify(filter));
+      assert.ok(rows.length > 0);
+    }
+    counter.reset();
+    await listRequests(db, sandboxId, { q: 'hook' }, PAGE, undefined);
+    assert.equal(counter.take(), 1);
+    // Lists without a search term never try first.
+    counter.reset();
+    await listMessages(db, sandboxId, { isRead: false }, PAGE, undefined);
+    assert.equal(counter.take(), 1);
+    assert.equal(probeRowsFor(PAGE), 250);
+  });
+});
