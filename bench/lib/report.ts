@@ -1,5 +1,5 @@
 // Prints a benchmark table and writes its JSON to bench/results/; rows that measure CPU per item are compared
-// with the same row of the previous run (bench/results/, else the committed bench/previous/).
+// with the same row of the newest earlier run that measured it (bench/results/, else bench/previous/).
 import { percentile } from './sandtrap.ts';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,42 +20,56 @@ interface Previous {
   rows: Row[];
 }
 
+/** Local runs read back at most: a checkout that benchmarks all day keeps hundreds. */
+const LOCAL_RUNS = 50;
+
 /**
- * The run this one is compared with: the newest result of this benchmark in bench/results/ (runs on this
- * checkout), or else bench/previous/<name>.json, the run committed with the last change to the hot paths.
+ * The runs this one may be compared with, newest first: this benchmark's results in bench/results/ (runs on
+ * this checkout), then bench/previous/<name>.json, the run committed with the last change to the hot paths.
  */
-function previousRun(slug: string): Previous | undefined {
+function earlierRuns(slug: string): Previous[] {
   const local = existsSync(resultsDir)
     ? readdirSync(resultsDir)
         .filter((f) => f.startsWith(`${slug}-`) && f.endsWith('.json'))
         .sort()
-        .at(-1)
-    : undefined;
-  const file = local ? `${resultsDir}${local}` : `${previousDir}${slug}.json`;
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Previous;
-  } catch {
-    return undefined;
-  }
+        .reverse()
+        .slice(0, LOCAL_RUNS)
+        .map((f) => `${resultsDir}${f}`)
+    : [];
+  return [...local, `${previousDir}${slug}.json`].flatMap((file) => {
+    try {
+      const run = JSON.parse(readFileSync(file, 'utf8')) as Previous;
+      return Array.isArray(run.rows) ? [run] : [];
+    } catch {
+      return []; // missing or unreadable: not a run to compare with
+    }
+  });
 }
 
-/** CPU per item against the same row of the previous run: "-12% (617 µs)", "new", or "" (not measured). */
-function cpuChange(row: Row, previous: Previous | undefined): string {
+/**
+ * CPU per item against the same row of the newest earlier run that measured it (a run of a few workloads
+ * must not leave a full run without a comparison): "-12% (was 617 µs)", "new", or "" (not measured).
+ */
+function cpuChange(row: Row, runs: Previous[]): { text: string; at?: string } {
   const now = row.cpuUs;
-  if (typeof now !== 'number' || !Number.isFinite(now)) return '';
-  const before = previous?.rows.find((r) => r.workload === row.workload)?.cpuUs;
-  if (typeof before !== 'number' || !Number.isFinite(before) || before <= 0) return 'new';
-  const pct = ((now - before) / before) * 100;
-  return `${pct >= 0 ? '+' : ''}${pct.toFixed(0)}% (was ${before.toFixed(0)} µs)`;
+  if (typeof now !== 'number' || !Number.isFinite(now)) return { text: '' };
+  for (const run of runs) {
+    const before = run.rows.find((r) => r.workload === row.workload)?.cpuUs;
+    if (typeof before !== 'number' || !Number.isFinite(before) || before <= 0) continue;
+    const pct = ((now - before) / before) * 100;
+    return { text: `${pct >= 0 ? '+' : ''}${pct.toFixed(0)}% (was ${before.toFixed(0)} µs)`, at: run.at };
+  }
+  return { text: 'new' };
 }
 
 export function report(name: string, rows: Row[]): void {
   const slug = name.replace(/\W+/g, '-').toLowerCase();
-  const previous = previousRun(slug);
+  const runs = earlierRuns(slug);
+  const comparedWith = new Set<string>();
   for (const r of rows) {
-    const change = cpuChange(r, previous);
-    if (change !== '') r.cpuChange = change;
+    const change = cpuChange(r, runs);
+    if (change.text !== '') r.cpuChange = change.text;
+    if (change.at !== undefined) comparedWith.add(change.at);
   }
   const withCpu = rows.some((r) => r.cpuChange !== undefined);
   const header = ['workload', 'target', 'measured', 'met', ...(withCpu ? ['CPU/item vs previous'] : [])];
@@ -74,8 +88,8 @@ export function report(name: string, rows: Row[]): void {
   for (const c of cells) console.log(line(c));
   if (withCpu)
     console.log(
-      previous
-        ? `CPU compared with the run of ${previous.at}`
+      comparedWith.size > 0
+        ? `CPU compared with the newest earlier run of each row: ${[...comparedWith].sort().join(', ')}`
         : 'CPU: no previous run to compare with (bench/results/ or bench/previous/)',
     );
   mkdirSync(resultsDir, { recursive: true });
