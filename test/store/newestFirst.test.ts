@@ -108,6 +108,7 @@ describeEachStore('search lists: the newest rows first', (getStore, backend) => 
     ['a word in one row of seven', { q: 'URGENT' }, (m) => m.subject.includes('urgent')],
     ['a word in one row', { q: 'needle' }, (m) => m.subject.includes('needle')],
     ['a number being typed', { q: 'Order #12' }, (m) => /Order #12/.test(m.subject)],
+    ['a number the word index serves', { q: 'order #123' }, (m) => /Order #123/.test(m.subject)],
     ['no row', { q: 'zzqx' }, () => false],
     [
       'a recipient of one row in three',
@@ -156,6 +157,7 @@ describeEachStore('search lists: the newest rows first', (getStore, backend) => 
       [{ capturedFor: 'user0@x.test' }, 1],
       [{ q: 'needle' }, 2],
       [{ q: 'urgent' }, 2], // one row in seven: 36 of the 250 newest, short of a page
+      [{ q: 'Order #333' }, 1], // an identifier: the word index's query, with no try
     ];
     for (const [filter, statements] of cases) {
       counter.reset();
