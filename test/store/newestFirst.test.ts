@@ -158,6 +158,7 @@ describeEachStore('search lists: the newest rows first', (getStore, backend) => 
       [{ q: 'needle' }, 2],
       [{ q: 'urgent' }, 2], // one row in seven: 36 of the 250 newest, short of a page
       [{ q: 'Order #333' }, 1], // an identifier: the word index's query, with no try
+      [{ q: 'dy' }, 1], // too short for a trigram ("body"): no index to be sent to, so no try
     ];
     for (const [filter, statements] of cases) {
       counter.reset();
@@ -167,6 +168,9 @@ describeEachStore('search lists: the newest rows first', (getStore, backend) => 
     }
     counter.reset();
     await listRequests(db, sandboxId, { q: 'hook' }, PAGE, undefined);
+    assert.equal(counter.take(), 1);
+    counter.reset();
+    await listRequests(db, sandboxId, { q: 'zq' }, PAGE, undefined);
     assert.equal(counter.take(), 1);
     // Lists without a search term never try first.
     counter.reset();

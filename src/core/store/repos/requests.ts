@@ -7,6 +7,9 @@ import { REQUEST_SEARCH_TEXT } from '../searchIndexes.ts';
 import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
 import { listSource, newestFirst } from './newestFirst.ts';
 
+/** Shorter q's have no trigram to look up: the index cannot narrow them. */
+const TRIGRAM_CHARS = 3;
+
 export const REQUEST_SUMMARY_COLUMNS = [
   'id',
   'received_at',
@@ -81,10 +84,10 @@ export async function listRequests(
   limit: number,
   cursor: Cursor | undefined,
 ): Promise<RequestSummaryRow[]> {
-  // q may send the planner to the trigram index instead of newest-first (newestFirst.ts).
+  // A q the trigram index can serve may send the planner there instead of newest-first (newestFirst.ts).
   const run = (probeRows: number | undefined) =>
     requestList(db, sandboxId, { q, isRead }, limit, cursor, probeRows).execute();
-  return q !== undefined ? newestFirst(limit, run) : run(undefined);
+  return q !== undefined && q.length >= TRIGRAM_CHARS ? newestFirst(limit, run) : run(undefined);
 }
 
 function requestList(
@@ -102,7 +105,7 @@ function requestList(
   if (q !== undefined) {
     const like = likePattern(q);
     // Implied by the fields' match below; lets the trigram index find the candidates.
-    if (q.length >= 3) query = query.where(REQUEST_SEARCH_TEXT, 'ilike', like);
+    if (q.length >= TRIGRAM_CHARS) query = query.where(REQUEST_SEARCH_TEXT, 'ilike', like);
     query = query.where((eb) =>
       eb.or([
         eb('method', 'ilike', like),
