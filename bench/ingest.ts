@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import nodemailer from 'nodemailer';
 import {
+  cpuSecondsOf,
   freePort,
   generateKey,
   percentile,
@@ -79,19 +80,6 @@ function rssOf(pid: number | undefined): number {
     return 0;
   }
 }
-
-/** CPU seconds (user + system) a process has used so far; 0 when it cannot be read. */
-function cpuSecondsOf(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-/** Linux reports process times in clock ticks of 1/100 s on every architecture Node runs on. */
-const CLOCK_TICKS = 100;
 
 /** CPU seconds of every PostgreSQL server process on this machine (the bench's database is the only load). */
 function postgresCpuSeconds(): number {

@@ -109,6 +109,39 @@ export async function startSandtrap(
   };
 }
 
+/** CPU seconds (user + system) a process has used so far; 0 when it cannot be read. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+/** How long `settled` wants a process quiet by default; subtract it from a time measured through `settled`. */
+export const SETTLE_MS = 750;
+/** Linux reports process times in clock ticks of 1/100 s on every architecture Node runs on. */
+const CLOCK_TICKS = 100;
+
+/**
+ * Resolves once the process has used under 10% of a core (one clock tick is 4% of a step) for `quietMs` in a row: the work sent to it is done.
+ * Throws after `maxMs`.
+ */
+export async function settled(pid: number | undefined, quietMs = SETTLE_MS, maxMs = 120_000): Promise<void> {
+  const step = 250;
+  const deadline = Date.now() + maxMs;
+  let quiet = 0;
+  let last = cpuSecondsOf(pid);
+  while (quiet < quietMs) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} still busy after ${maxMs} ms`);
+    await new Promise((r) => setTimeout(r, step));
+    const now = cpuSecondsOf(pid);
+    quiet = (now - last) * 1000 < step * 0.1 ? quiet + step : 0;
+    last = now;
+  }
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
