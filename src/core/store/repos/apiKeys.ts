@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Cursor } from '../../pagination.ts';
 import type { ApiKeyRow, Database, NewApiKeyRow, WorkspaceRow } from '../schema.ts';
+import { preparedLookup } from './preparedLookup.ts';
 
 export async function insertApiKey(db: Kysely<Database>, row: NewApiKeyRow): Promise<ApiKeyRow> {
   return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
@@ -11,13 +12,16 @@ export async function findApiKeyByHash(
   db: Kysely<Database>,
   keyHash: string,
 ): Promise<{ key: ApiKeyRow; workspace: WorkspaceRow } | undefined> {
-  const row = await db
-    .selectFrom('api_keys as k')
-    .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
-    .selectAll('k')
-    .select(['w.name as w_name', 'w.subdomain as w_subdomain', 'w.created_at as w_created_at'])
-    .where('k.key_hash', '=', keyHash)
-    .executeTakeFirst();
+  const row = await preparedLookup(
+    db,
+    'api_key_by_hash',
+    db
+      .selectFrom('api_keys as k')
+      .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
+      .selectAll('k')
+      .select(['w.name as w_name', 'w.subdomain as w_subdomain', 'w.created_at as w_created_at'])
+      .where('k.key_hash', '=', keyHash),
+  );
   if (row === undefined) return undefined;
   const { w_name, w_subdomain, w_created_at, ...key } = row;
   return {

@@ -17,6 +17,7 @@ import {
   type TypedColumn,
 } from './insertIfLive.ts';
 import { listSource, newestFirst } from './newestFirst.ts';
+import { preparedLookup } from './preparedLookup.ts';
 
 export const SUMMARY_COLUMNS = [
   'id',
@@ -194,12 +195,11 @@ export async function findMessage(
   sandboxId: string,
   id: string,
 ): Promise<MessageDetailRow | undefined> {
-  return db
-    .selectFrom('messages')
-    .select(DETAIL_COLUMNS)
-    .where('sandbox_id', '=', sandboxId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return preparedLookup(
+    db,
+    'message',
+    db.selectFrom('messages').select(DETAIL_COLUMNS).where('sandbox_id', '=', sandboxId).where('id', '=', id),
+  );
 }
 
 export async function findMessageRaw(

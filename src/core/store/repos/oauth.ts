@@ -2,6 +2,7 @@
 // token joins the grant's key and workspace, so a revoked key is seen on the same read.
 import { sql, type Kysely } from 'kysely';
 import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
+import { preparedLookup } from './preparedLookup.ts';
 
 export interface OAuthClientRow {
   client_id: string;
@@ -254,7 +255,7 @@ export async function claimRefreshToken(
 }
 
 export async function findGrantContext(db: Db, grantId: string): Promise<GrantContext | undefined> {
-  const row = await grantContextQuery(db).where('g.id', '=', grantId).executeTakeFirst();
+  const row = await preparedLookup(db, 'grant_context', grantContextQuery(db).where('g.id', '=', grantId));
   return row === undefined ? undefined : toGrantContext(row as GrantContextRow);
 }
 
@@ -262,11 +263,11 @@ export async function findTokenWithGrant(
   db: Db,
   tokenHash: string,
 ): Promise<{ token: TokenRow; context: GrantContext } | undefined> {
-  const token = await oauth(db)
-    .selectFrom('oauth_tokens')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst();
+  const token = await preparedLookup(
+    db,
+    'oauth_token_by_hash',
+    oauth(db).selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash),
+  );
   if (token === undefined) return undefined;
   const context = await findGrantContext(db, token.grant_id);
   return context === undefined ? undefined : { token, context };

@@ -6,6 +6,7 @@ import type { Database, NewRequestRow, RequestRow } from '../schema.ts';
 import { REQUEST_SEARCH_TEXT } from '../searchIndexes.ts';
 import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
 import { listSource, newestFirst } from './newestFirst.ts';
+import { preparedLookup } from './preparedLookup.ts';
 
 /** Shorter q's have no trigram to look up: the index cannot narrow them. */
 const TRIGRAM_CHARS = 3;
@@ -127,12 +128,11 @@ export async function findRequest(
   sandboxId: string,
   id: string,
 ): Promise<RequestRow | undefined> {
-  return db
-    .selectFrom('requests')
-    .selectAll()
-    .where('sandbox_id', '=', sandboxId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return preparedLookup(
+    db,
+    'request',
+    db.selectFrom('requests').selectAll().where('sandbox_id', '=', sandboxId).where('id', '=', id),
+  );
 }
 
 /** The read flag of one request; see setReadFlag. */

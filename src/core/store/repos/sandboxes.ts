@@ -3,6 +3,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { StoredMockRule } from '../../mocks/types.ts';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import type { Database, NewSandboxRow, SandboxRow } from '../schema.ts';
+import { preparedLookup } from './preparedLookup.ts';
 
 function live(now: Date) {
   return (eb: ExpressionBuilder<Database, 'sandboxes'>) =>
@@ -19,13 +20,16 @@ export async function findSandbox(
   id: string,
   now: Date,
 ): Promise<SandboxRow | undefined> {
-  return db
-    .selectFrom('sandboxes')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .where(live(now))
-    .executeTakeFirst();
+  return preparedLookup(
+    db,
+    'sandbox',
+    db
+      .selectFrom('sandboxes')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .where(live(now)),
+  );
 }
 
 export async function listSandboxes(
@@ -101,12 +105,15 @@ export async function findLiveSandboxById(
   id: string,
   now: Date,
 ): Promise<Pick<SandboxRow, 'id' | 'workspace_id' | 'smtp_password' | 'expires_at'> | undefined> {
-  return db
-    .selectFrom('sandboxes')
-    .select(['id', 'workspace_id', 'smtp_password', 'expires_at'])
-    .where('id', '=', id)
-    .where(live(now))
-    .executeTakeFirst();
+  return preparedLookup(
+    db,
+    'live_sandbox',
+    db
+      .selectFrom('sandboxes')
+      .select(['id', 'workspace_id', 'smtp_password', 'expires_at'])
+      .where('id', '=', id)
+      .where(live(now)),
+  );
 }
 
 /** What the capture path needs of a live sandbox: its owner and its rules (with a version for caching). */
@@ -115,10 +122,13 @@ export async function findCaptureSandbox(
   id: string,
   now: Date,
 ): Promise<Pick<SandboxRow, 'id' | 'workspace_id' | 'mocks' | 'version' | 'expires_at'> | undefined> {
-  return db
-    .selectFrom('sandboxes')
-    .select(['id', 'workspace_id', 'mocks', 'version', 'expires_at'])
-    .where('id', '=', id)
-    .where(live(now))
-    .executeTakeFirst();
+  return preparedLookup(
+    db,
+    'capture_sandbox',
+    db
+      .selectFrom('sandboxes')
+      .select(['id', 'workspace_id', 'mocks', 'version', 'expires_at'])
+      .where('id', '=', id)
+      .where(live(now)),
+  );
 }

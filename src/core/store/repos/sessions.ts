@@ -2,6 +2,7 @@
 // end one, and drop a key's expired ones.
 import type { Kysely } from 'kysely';
 import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
+import { preparedLookup } from './preparedLookup.ts';
 
 /** The table of migration 011, which schema.ts does not list (nothing but sessions reads it). */
 interface SessionTables {
@@ -33,26 +34,29 @@ export async function findSessionByHash(
   db: Kysely<Database>,
   tokenHash: string,
 ): Promise<FoundSession | undefined> {
-  const row = await sessions(db)
-    .selectFrom('dashboard_sessions as s')
-    .innerJoin('api_keys as k', 'k.id', 's.key_id')
-    .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
-    .select([
-      's.id as s_id',
-      's.token_hash as s_token_hash',
-      's.workspace_id as s_workspace_id',
-      's.key_id as s_key_id',
-      's.created_at as s_created_at',
-      's.expires_at as s_expires_at',
-      'w.name as w_name',
-      'w.subdomain as w_subdomain',
-      'w.created_at as w_created_at',
-    ])
-    .selectAll('k')
-    // A session can only stand for a key of its own workspace; the join says so rather than trusting the row.
-    .whereRef('k.workspace_id', '=', 's.workspace_id')
-    .where('s.token_hash', '=', tokenHash)
-    .executeTakeFirst();
+  const row = await preparedLookup(
+    db,
+    'session_by_hash',
+    sessions(db)
+      .selectFrom('dashboard_sessions as s')
+      .innerJoin('api_keys as k', 'k.id', 's.key_id')
+      .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
+      .select([
+        's.id as s_id',
+        's.token_hash as s_token_hash',
+        's.workspace_id as s_workspace_id',
+        's.key_id as s_key_id',
+        's.created_at as s_created_at',
+        's.expires_at as s_expires_at',
+        'w.name as w_name',
+        'w.subdomain as w_subdomain',
+        'w.created_at as w_created_at',
+      ])
+      .selectAll('k')
+      // A session can only stand for a key of its own workspace; the join says so rather than trusting the row.
+      .whereRef('k.workspace_id', '=', 's.workspace_id')
+      .where('s.token_hash', '=', tokenHash),
+  );
   if (row === undefined) return undefined;
   const {
     s_id,
