@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Cursor } from '../../pagination.ts';
 import type { ApiKeyRow, Database, NewApiKeyRow, WorkspaceRow } from '../schema.ts';
-import { preparedLookup } from './preparedLookup.ts';
+import { preparedLookup } from './prepared.ts';
 
 export async function insertApiKey(db: Kysely<Database>, row: NewApiKeyRow): Promise<ApiKeyRow> {
   return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();

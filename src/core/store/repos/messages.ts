@@ -17,7 +17,7 @@ import {
   type TypedColumn,
 } from './insertIfLive.ts';
 import { listSource, newestFirst } from './newestFirst.ts';
-import { preparedLookup } from './preparedLookup.ts';
+import { preparedLookup, preparedRows } from './prepared.ts';
 
 export const SUMMARY_COLUMNS = [
   'id',
@@ -46,6 +46,20 @@ export interface MessageFilter {
   since?: Date | undefined;
   isRead?: boolean | undefined;
 }
+
+/**
+ * Every field of MessageFilter (the type makes a new one be listed): callers may pass more (a parsed query
+ * string), which filter nothing.
+ */
+const FILTER_FIELDS = Object.keys({
+  q: true,
+  subjectContains: true,
+  fromContains: true,
+  id: true,
+  capturedFor: true,
+  since: true,
+  isRead: true,
+} satisfies Record<keyof MessageFilter, true>) as Array<keyof MessageFilter>;
 
 /** A row as inserted: with its search words, which the store derives (migration 013). */
 type MessageInsert = NewMessageRow & LiveRow & { search_words: string };
@@ -118,7 +132,15 @@ export async function listMessages(
   const indexed = filter.id === undefined && (filter.capturedFor !== undefined || trigramQ);
   const run = (probeRows: number | undefined) =>
     messageList(db, sandboxId, filter, limit, cursor, probeRows).execute();
-  return indexed ? newestFirst(limit, run) : run(undefined);
+  if (indexed) return newestFirst(limit, run);
+  // The page without filters (a stream as it arrives: the dashboard, list tools) has one best plan.
+  if (FILTER_FIELDS.every((field) => filter[field] === undefined))
+    return preparedRows(
+      db,
+      cursor === undefined ? 'message_page' : 'message_page_after',
+      messageList(db, sandboxId, filter, limit, cursor, undefined),
+    );
+  return run(undefined);
 }
 
 function messageList(

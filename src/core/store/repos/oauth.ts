@@ -2,7 +2,7 @@
 // token joins the grant's key and workspace, so a revoked key is seen on the same read.
 import { sql, type Kysely } from 'kysely';
 import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
-import { preparedLookup } from './preparedLookup.ts';
+import { preparedLookup } from './prepared.ts';
 
 export interface OAuthClientRow {
   client_id: string;

@@ -6,7 +6,7 @@ import type { Database, NewRequestRow, RequestRow } from '../schema.ts';
 import { REQUEST_SEARCH_TEXT } from '../searchIndexes.ts';
 import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
 import { listSource, newestFirst } from './newestFirst.ts';
-import { preparedLookup } from './preparedLookup.ts';
+import { preparedLookup, preparedRows } from './prepared.ts';
 
 /** Shorter q's have no trigram to look up: the index cannot narrow them. */
 const TRIGRAM_CHARS = 3;
@@ -88,7 +88,15 @@ export async function listRequests(
   // A q the trigram index can serve may send the planner there instead of newest-first (newestFirst.ts).
   const run = (probeRows: number | undefined) =>
     requestList(db, sandboxId, { q, isRead }, limit, cursor, probeRows).execute();
-  return q !== undefined && q.length >= TRIGRAM_CHARS ? newestFirst(limit, run) : run(undefined);
+  if (q !== undefined && q.length >= TRIGRAM_CHARS) return newestFirst(limit, run);
+  // The page without filters (a stream as it arrives: the dashboard, list tools) has one best plan.
+  if (q === undefined && isRead === undefined)
+    return preparedRows(
+      db,
+      cursor === undefined ? 'request_page' : 'request_page_after',
+      requestList(db, sandboxId, {}, limit, cursor, undefined),
+    );
+  return run(undefined);
 }
 
 function requestList(

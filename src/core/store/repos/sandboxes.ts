@@ -3,7 +3,7 @@ import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { StoredMockRule } from '../../mocks/types.ts';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import type { Database, NewSandboxRow, SandboxRow } from '../schema.ts';
-import { preparedLookup } from './preparedLookup.ts';
+import { preparedLookup } from './prepared.ts';
 
 function live(now: Date) {
   return (eb: ExpressionBuilder<Database, 'sandboxes'>) =>

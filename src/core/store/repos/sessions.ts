@@ -2,7 +2,7 @@
 // end one, and drop a key's expired ones.
 import type { Kysely } from 'kysely';
 import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
-import { preparedLookup } from './preparedLookup.ts';
+import { preparedLookup } from './prepared.ts';
 
 /** The table of migration 011, which schema.ts does not list (nothing but sessions reads it). */
 interface SessionTables {
