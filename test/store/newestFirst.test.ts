@@ -1,7 +1,8 @@
-// Search lists try a sandbox's newest rows before the indexed query (newestFirst.ts): on both stores every page
-// equals the rows a plain filter of all rows gives, for terms in every row, in some, in one and in none, page by
-// page through cursors; and a term in most rows is answered by that one statement while the planner's
-// statistics still describe an empty table (PostgreSQL, before autovacuum's first analyze).
+// Search lists try a sandbox's newest rows (or an identifier prefix's newest candidates) before the indexed query
+// (newestFirst.ts): on both stores every page equals the rows a plain filter of all rows gives, for terms in
+// every row, in some, in one and in none, page by page through cursors; a term in most rows is answered by that
+// one statement while the planner's statistics still describe an empty table (PostgreSQL, before autovacuum's
+// first analyze); and matches older than the newest candidates tried are still found.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
@@ -12,7 +13,7 @@ import {
   type MessageFilter,
 } from '../../src/core/store/repos/messages.ts';
 import { insertRequestsIfCurrent, listRequests } from '../../src/core/store/repos/requests.ts';
-import { probeRowsFor } from '../../src/core/store/repos/newestFirst.ts';
+import { candidateRowsFor, probeRowsFor } from '../../src/core/store/repos/newestFirst.ts';
 import { messageRow, requestRow } from '../helpers/captureRows.ts';
 import { insertSandbox } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -157,7 +158,7 @@ describeEachStore('search lists: the newest rows first', (getStore, backend) => 
       [{ capturedFor: 'user0@x.test' }, 1],
       [{ q: 'needle' }, 2],
       [{ q: 'urgent' }, 2], // one row in seven: 36 of the 250 newest, short of a page
-      [{ q: 'Order #333' }, 1], // an identifier: the word index's query, with no try
+      [{ q: 'Order #333' }, 2], // an identifier's prefix, in one row: its candidates are short of a page
       [{ q: 'dy' }, 1], // too short for a trigram ("body"): no index to be sent to, so no try
     ];
     for (const [filter, statements] of cases) {
@@ -177,5 +178,45 @@ describeEachStore('search lists: the newest rows first', (getStore, backend) => 
     await listMessages(db, sandboxId, { isRead: false }, PAGE, undefined);
     assert.equal(counter.take(), 1);
     assert.equal(probeRowsFor(PAGE), 250);
+    assert.equal(candidateRowsFor(PAGE), 1000);
+  });
+
+  it("an identifier's prefix matches its newest candidates first, and finds matches older than those it tried", async () => {
+    const { db } = getStore();
+    const own = await insertSandbox(db);
+    // 1,100 codes that start like the order numbers (candidates of '777':*), all newer than the 3 orders.
+    const rows = [];
+    for (let n = 0; n < 1103; n++) {
+      const code = `777${String(n).padStart(4, '0')}`;
+      rows.push({
+        ...messageRow(own, n),
+        received_at: new Date(START + n * 1000),
+        subject: n < 3 ? `Order #777${n} shipped` : `Your code ${code} is ready`,
+      });
+    }
+    for (let i = 0; i < rows.length; i += 200) await insertMessagesIfLive(db, rows.slice(i, i + 200));
+    const counter = counting();
+    const list = async (q: string) => {
+      counter.reset();
+      const got = await listMessages(db.withPlugin(counter.plugin), own, { q }, PAGE, undefined);
+      return { subjects: got.map((r) => r.subject), statements: counter.take() };
+    };
+    // The newest 1,000 candidates hold no order: the query over all of them runs too.
+    assert.deepEqual(await list('order #777'), {
+      subjects: ['Order #7772 shipped', 'Order #7771 shipped', 'Order #7770 shipped'],
+      statements: 2,
+    });
+    // A page among the newest candidates: one statement.
+    const codes = [];
+    for (let n = 999; n > 949; n--) codes.push(`Your code 7770${String(n).padStart(3, '0')} is ready`);
+    assert.deepEqual(await list('code 7770'), { subjects: codes, statements: 1 });
+    // An identifier of 5 characters or more finds few rows besides its own: no try, whole or prefix.
+    assert.deepEqual(await list('code 7770500 is'), {
+      subjects: ['Your code 7770500 is ready'],
+      statements: 1,
+    });
+    const prefixed = [];
+    for (let n = 599; n > 549; n--) prefixed.push(`Your code 7770${n} is ready`);
+    assert.deepEqual(await list('code 77705'), { subjects: prefixed, statements: 1 });
   });
 });

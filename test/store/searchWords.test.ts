@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { searchWordsQuery } from '../../src/core/store/searchIndexes.ts';
+import { searchWordsAreShortPrefixes, searchWordsQuery } from '../../src/core/store/searchIndexes.ts';
 import { createTestApi, type TestApi, type TestWorkspace } from '../helpers/api.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
@@ -28,6 +28,14 @@ describe('searchWordsQuery', () => {
     // Too short to be rare, no digit, or a whole short word (a year, often in most rows): the trigram index.
     for (const q of ['Order #12', 'see abc', 'order #123 is', '2024', '#123 x'])
       assert.equal(searchWordsQuery(q), undefined, q);
+  });
+
+  it('a query of such starts only is one of short prefixes, which find many words besides their own', () => {
+    for (const q of ['Order #123', 'x 2024', 'a 123 b 456', 'ref a1b'])
+      assert.equal(searchWordsAreShortPrefixes(q), true, q);
+    // A word of 5 or more characters in the query finds few rows; no word query at all is not one either.
+    for (const q of ['Order #12345', 'ref 00042 / 777', 'order #123456 is', 'invoice report'])
+      assert.equal(searchWordsAreShortPrefixes(q), false, q);
   });
 
   it('a run at the start of q, or after a character whose lower case is not ours to know, may be the end of a word', () => {

@@ -95,8 +95,28 @@ function charKind(c: string): CharKind {
  * characters (`\n`), so `q` with one gets none.
  */
 export function searchWordsQuery(q: string): string | undefined {
-  if (/[\u0000-\u001f]/.test(q)) return undefined;
-  const terms: string[] = [];
+  const terms = searchWordTerms(q).map(({ word, whole }) => `'${word}'${whole ? '' : ':*'}`);
+  if (terms.length === 0) return undefined;
+  return `(${terms.join(' & ')}) | '${LONG_WORD}'`;
+}
+
+/** An identifier is 5 characters or more; a shorter word is one only as the start of a number being typed. */
+const IDENTIFIER_CHARS = 5;
+
+/**
+ * Whether `q`'s word query asks only for words of 3 or 4 characters, as prefixes: in a large sandbox those find
+ * many words besides the ones `q` means ("123" starts codes, other order numbers, addresses). A longer word
+ * in the query finds few.
+ */
+export function searchWordsAreShortPrefixes(q: string): boolean {
+  const terms = searchWordTerms(q);
+  return terms.length > 0 && terms.every(({ word }) => word.length < IDENTIFIER_CHARS);
+}
+
+/** The words of searchWordsQuery: each whole, or a prefix. */
+function searchWordTerms(q: string): Array<{ word: string; whole: boolean }> {
+  if (/[\u0000-\u001f]/.test(q)) return [];
+  const terms: Array<{ word: string; whole: boolean }> = [];
   const kinds = Array.from(q, charKind);
   const chars = Array.from(q);
   for (let start = 0; start < chars.length;) {
@@ -110,13 +130,11 @@ export function searchWordsQuery(q: string): string | undefined {
     // After a separator the run starts a word; with one after it too, it is the whole word.
     const leftBound = start > 0 && kinds[start - 1] === 'separator';
     const whole = end < chars.length && kinds[end] === 'separator' && word.length < WORD_CHARS;
-    const identifier = word.length >= 5 || (word.length >= 3 && end === chars.length);
-    if (leftBound && identifier && /[0-9]/.test(word))
-      terms.push(`'${word.slice(0, WORD_CHARS)}'${whole ? '' : ':*'}`);
+    const identifier = word.length >= IDENTIFIER_CHARS || (word.length >= 3 && end === chars.length);
+    if (leftBound && identifier && /[0-9]/.test(word)) terms.push({ word: word.slice(0, WORD_CHARS), whole });
     start = end;
   }
-  if (terms.length === 0) return undefined;
-  return `(${terms.join(' & ')}) | '${LONG_WORD}'`;
+  return terms;
 }
 
 /** Every field `q` searches in a request, in one text. */

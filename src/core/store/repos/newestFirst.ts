@@ -1,5 +1,5 @@
 // Search lists that stay fast when the planner's statistics are stale: the newest rows are tried first.
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { Cursor } from '../../pagination.ts';
 import type { Database } from '../schema.ts';
 
@@ -14,8 +14,19 @@ export function probeRowsFor(limit: number): number {
 }
 
 /**
+ * The newest candidates an index condition finds, tried before all of them: a prefix of an identifier ("Order
+ * #123") finds every word that starts with it (codes, other numbers), and the per-field match is the costly
+ * part of the query. Sorted first and matched newest-first, a page needs only its first hundred or so
+ * candidates matched instead of all of them: at 1,000,000 messages the 3-digit prefix's 4,105 candidates
+ * took 11-21 ms matched all, 6-11 ms matched in order. Enough for a page when one candidate in twenty matches.
+ */
+export function candidateRowsFor(limit: number): number {
+  return Math.max(1000, limit * 20);
+}
+
+/**
  * Rows of `table` to filter: the table, or (probe) only its `probeRows` newest rows of the sandbox after the
- * cursor, read newest-first through the page index, under the table's own name so that filters read the same.
+ * cursor (of those that meet `candidates`, when given), under the table's own name so that filters read the same.
  */
 export function listSource<T extends ListTable>(
   db: Kysely<Database>,
@@ -23,6 +34,8 @@ export function listSource<T extends ListTable>(
   sandboxId: string,
   cursor: Cursor | undefined,
   probeRows: number | undefined,
+  /** Only the newest `probeRows` rows that meet this (an index's condition): see `candidateRowsFor`. */
+  candidates?: RawBuilder<boolean>,
 ): SelectQueryBuilder<Database, T, object> {
   const whole = db.selectFrom(table as ListTable) as unknown as SelectQueryBuilder<Database, T, object>;
   if (probeRows === undefined) return whole;
@@ -32,6 +45,7 @@ export function listSource<T extends ListTable>(
     .where('sandbox_id', '=', sandboxId);
   if (cursor !== undefined)
     newest = newest.where((eb) => eb(eb.refTuple('received_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
+  if (candidates !== undefined) newest = newest.where(candidates);
   // The derived table has exactly the table's columns (postgres drops the ones the list does not read).
   return db.selectFrom(
     newest
@@ -53,7 +67,8 @@ export function listSource<T extends ListTable>(
 export async function newestFirst<R>(
   limit: number,
   run: (probeRows: number | undefined) => Promise<R[]>,
+  probeRows = probeRowsFor(limit),
 ): Promise<R[]> {
-  const newest = await run(probeRowsFor(limit));
+  const newest = await run(probeRows);
   return newest.length >= limit ? newest : run(undefined);
 }
