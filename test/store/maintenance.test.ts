@@ -1,5 +1,6 @@
 // The embedded store's own VACUUM/ANALYZE (it has no autovacuum): tables are analyzed and vacuumed once enough
-// of them changed, by autovacuum's thresholds, and left alone otherwise; on PostgreSQL autovacuum does it.
+// of them changed (dead rows, or rows inserted), by autovacuum's thresholds, and left alone otherwise; on
+// PostgreSQL autovacuum does it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
@@ -64,6 +65,20 @@ describe('embedded store maintenance', () => {
     const dead = await sql<{ n: number }>`select n_dead_tup::int as n from pg_stat_user_tables
       where relname = 'requests'`.execute(db);
     assert.equal(dead.rows[0]?.n, 0);
+  });
+
+  it('vacuums a table rows only arrive in once 1,000 rows and a fifth of it arrived since its last vacuum', async () => {
+    const db = store.db;
+    const id = await insertSandbox(db);
+    // About 1,770 rows now: 1,000 and a fifth is about 1,354.
+    await requests(db, id, 1_200);
+    assert.deepEqual(await maintainTables(db), { analyzed: ['requests'], vacuumed: [] });
+    // About 2,070 rows, 1,500 of them new: over 1,414.
+    await requests(db, id, 300);
+    assert.deepEqual(await maintainTables(db), { analyzed: ['requests'], vacuumed: ['requests'] });
+    const since = await sql<{ n: number }>`select n_ins_since_vacuum::int as n from pg_stat_user_tables
+      where relname = 'requests'`.execute(db);
+    assert.equal(since.rows[0]?.n, 0);
   });
 });
 
