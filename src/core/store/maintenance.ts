@@ -1,22 +1,27 @@
 // Autovacuum's job on the embedded store: PGlite runs postgres in single-user mode, where autovacuum never
 // runs. Without ANALYZE the planner has no statistics (a search for a word in every message took 0.4-0.8 s
 // at 100,000 messages instead of 10 ms); without VACUUM the space of swept captures is never reused, and the
-// search indexes' pending entries are never merged (every search read them all).
+// search indexes' pending entries pile up to 4 MB an index before an insert merges them (searches read them
+// all).
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
 /** The tables that grow and shrink with captures; the others stay small. */
 const TABLES = ['messages', 'requests', 'sandboxes'] as const;
 
-/** autovacuum's defaults: act once this many rows plus this share of the table changed. */
+/**
+ * autovacuum's defaults: act once this many rows plus this share of the table changed. The share is of the live
+ * rows now, where autovacuum takes the count at the last vacuum or analyze: a little later on a growing table.
+ */
 const ANALYZE_BASE = 50;
 const ANALYZE_SHARE = 0.1;
 const VACUUM_BASE = 50;
 const VACUUM_SHARE = 0.2;
 /**
  * autovacuum_vacuum_insert_*: captures only arrive, so a vacuum by dead rows alone never comes. Inserts into a GIN
- * index (the search indexes) go to its pending list, which every search through the index reads whole until a
- * vacuum merges it: at 100,000 messages a search for one message took 4.9 ms before and 1.2-1.6 ms after.
+ * index (the search indexes) go to its pending list, which every search through the index reads whole; only
+ * a vacuum merges it before it reaches gin_pending_list_limit (4 MB), and then the insert that fills it waits
+ * for the merge. At 100,000 messages a search for one message took 4.9 ms before a vacuum, 1.2-1.6 ms after.
  */
 const VACUUM_INSERT_BASE = 1000;
 const VACUUM_INSERT_SHARE = 0.2;
@@ -36,8 +41,9 @@ interface TableActivity {
 
 /**
  * Runs VACUUM and ANALYZE on the tables that changed enough since they last had them (rows dead, rows
- * inserted, rows changed), by autovacuum's default thresholds. Each blocks the embedded store while it runs (ANALYZE of 100,000 messages: 1-4 s on this
- * machine), which is why it waits for a tenth of the table to change rather than running on a clock.
+ * inserted, rows changed), by autovacuum's default thresholds. Each blocks the embedded store while it runs
+ * (ANALYZE of 100,000 messages: 1-4 s on this machine; VACUUM of 100,000 new ones: about 0.3 s), which is why
+ * it waits for a share of the table to change rather than running on a clock.
  */
 export async function maintainTables(db: Kysely<Database>): Promise<MaintenanceResult> {
   // Counts of this process's recent changes reach the statistics at most once a second otherwise.

@@ -100,13 +100,13 @@ export function searchWordsQuery(q: string): string | undefined {
   return `(${terms.join(' & ')}) | '${LONG_WORD}'`;
 }
 
-/** An identifier is 5 characters or more; a shorter word is one only as the start of a number being typed. */
+/** An identifier is 5 characters or more; a shorter word with a digit is one only at the end of q. */
 const IDENTIFIER_CHARS = 5;
 
 /**
- * Whether `q`'s word query asks only for words of 3 or 4 characters, as prefixes: in a large sandbox those find
- * many words besides the ones `q` means ("123" starts codes, other order numbers, addresses). A longer word
- * in the query finds few.
+ * Whether `q`'s word query asks only for a word of 3 or 4 characters (with a digit, at the end of q), as a
+ * prefix: in a large sandbox that finds many words besides the ones `q` means ("123" starts codes, other order
+ * numbers, addresses). A longer word in the query finds few.
  */
 export function searchWordsAreShortPrefixes(q: string): boolean {
   const terms = searchWordTerms(q);

@@ -125,18 +125,19 @@ export async function listMessages(
   cursor: Cursor | undefined,
 ): Promise<MessageSummaryRow[]> {
   // Only a filter the planner may answer from a search index instead of newest-first needs the try of the
-  // newest rows (newestFirst.ts): a recipient, or a q on the trigram index. Not a q the word index serves:
-  // those are identifiers, rare by design, and that try cost them a millisecond or more (3-digit prefix at
-  // 1,000,000 messages: p50 3.0 -> 4.0 ms, p95 7.0 -> 12.7 ms). One message by id needs none.
+  // sandbox's newest rows (newestFirst.ts): a recipient, or a q on the trigram index. Not a q the word index
+  // serves: those are identifiers, rare by design, and that try cost them a millisecond or more (3-digit
+  // prefix at 1,000,000 messages: p50 3.0 -> 4.0 ms, p95 7.0 -> 12.7 ms); a short one tries its newest
+  // candidates instead (below). One message by id needs none.
   const trigramQ =
     filter.q !== undefined && searchTextApplies(filter.q) && searchWordsQuery(filter.q) === undefined;
   const indexed = filter.id === undefined && (filter.capturedFor !== undefined || trigramQ);
   const run = (probeRows: number | undefined) =>
     messageList(db, sandboxId, filter, limit, cursor, probeRows).execute();
   if (indexed) return newestFirst(limit, run);
-  // A number being typed ("Order #123") tries its newest candidates first (candidateRowsFor). Longer words
-  // find few rows besides their own, and trying would run their query twice: at 1,000,000 messages a 5-digit
-  // prefix (11 rows) took p50 0.9 -> 2.0 ms with the try.
+  // A short word with a digit at the end of q ("Order #123") tries its newest candidates first
+  // (candidateRowsFor). Longer words find few rows besides their own, and trying would run their query twice:
+  // at 1,000,000 messages a 5-digit prefix (11 rows) took p50 0.9 -> 2.0 ms with the try.
   if (
     filter.q !== undefined &&
     searchWordsAreShortPrefixes(filter.q) &&
