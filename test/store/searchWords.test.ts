@@ -10,21 +10,21 @@ import { describeEachStore } from '../helpers/stores.ts';
 
 describe('searchWordsQuery', () => {
   it('the last run after a separator is a word prefix; one with a separator after it is a whole word', () => {
-    assert.equal(searchWordsQuery('Order #123456'), `('123456':*) | '~long'`);
-    assert.equal(searchWordsQuery('order #123456 is'), `('123456') | '~long'`);
-    assert.equal(searchWordsQuery('ref 00042 / 77777'), `('00042' & '77777':*) | '~long'`);
+    assert.equal(searchWordsQuery('Order #123456'), `('#123456':*) | '~long'`);
+    assert.equal(searchWordsQuery('order #123456 is'), `('#123456') | '~long'`);
+    assert.equal(searchWordsQuery('ref 00042 / 77777'), `(' 00042' & ' 77777':*) | '~long'`);
   });
 
   it('only identifier-like runs: a digit and five or more characters', () => {
     for (const q of ['invoice report', 'order #1234 is', 'x 2024 report', 'code abcdef'])
       assert.equal(searchWordsQuery(q), undefined, q);
-    assert.equal(searchWordsQuery('id a1b2c'), `('a1b2c':*) | '~long'`);
+    assert.equal(searchWordsQuery('id a1b2c'), `(' a1b2c':*) | '~long'`);
   });
 
   it('or the start of a number being typed: 3 or 4 characters with a digit at the end of q', () => {
-    assert.equal(searchWordsQuery('Order #123'), `('123':*) | '~long'`);
-    assert.equal(searchWordsQuery('x 2024'), `('2024':*) | '~long'`);
-    assert.equal(searchWordsQuery('ref a1b'), `('a1b':*) | '~long'`);
+    assert.equal(searchWordsQuery('Order #123'), `('#123':*) | '~long'`);
+    assert.equal(searchWordsQuery('x 2024'), `(' 2024':*) | '~long'`);
+    assert.equal(searchWordsQuery('ref a1b'), `(' a1b':*) | '~long'`);
     // Too short to be rare, no digit, or a whole short word (a year, often in most rows): the trigram index.
     for (const q of ['Order #12', 'see abc', 'order #123 is', '2024', '#123 x'])
       assert.equal(searchWordsQuery(q), undefined, q);
@@ -43,16 +43,22 @@ describe('searchWordsQuery', () => {
     assert.equal(searchWordsQuery('café12345 x'), undefined);
     // Turkish collations lower-case I to the dotless ı, a separator there.
     assert.equal(searchWordsQuery('order-I12345 x'), undefined);
-    assert.equal(searchWordsQuery('order-i12345 x'), `('i12345') | '~long'`);
+    assert.equal(searchWordsQuery('order-i12345 x'), `('-i12345') | '~long'`);
   });
 
   it('a run before such a character is still a word prefix', () => {
-    assert.equal(searchWordsQuery('ref 12345é'), `('12345':*) | '~long'`);
+    assert.equal(searchWordsQuery('ref 12345é'), `(' 12345':*) | '~long'`);
   });
 
   it('words are cut to 64 characters, as in the index; a cut word is a prefix', () => {
     const long = '7'.repeat(70);
-    assert.equal(searchWordsQuery(`ref ${long} end`), `('${'7'.repeat(64)}':*) | '~long'`);
+    assert.equal(searchWordsQuery(`ref ${long} end`), `(' ${'7'.repeat(64)}':*) | '~long'`);
+  });
+
+  it('each word is asked for after the character before it in q; a quote or a backslash is escaped', () => {
+    assert.equal(searchWordsQuery('code:00042;'), `(':00042') | '~long'`);
+    assert.equal(searchWordsQuery(`x'12345 y`), `('''12345') | '~long'`);
+    assert.equal(searchWordsQuery('x\\12345 y'), `('\\\\12345') | '~long'`);
   });
 
   it('q with a control character gets none (jsonb text writes \\n as a backslash and an n)', () => {

@@ -16,6 +16,7 @@ import * as m010 from './migrations/010_live_events.ts';
 import * as m011 from './migrations/011_dashboard_sessions.ts';
 import * as m012 from './migrations/012_oauth.ts';
 import * as m013 from './migrations/013_search_words_column.ts';
+import * as m014 from './migrations/014_search_words_after.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '011_dashboard_sessions': m011,
   '012_oauth': m012,
   '013_search_words_column': m013,
+  '014_search_words_after': m014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
