@@ -1,6 +1,6 @@
-// messages.search_words (migration 013), filled by the writer: the same words as the database's expression
-// for the text it splits alike, never a missed match where lower-casing differs (fuzzed, checked against the
-// database's own ilike on both stores), and rows stored before the migration filled by it.
+// messages.search_words (migrations 013 and 014), filled by the writer: the same words as the database's
+// expression for the text it splits alike, never a missed match where lower-casing differs (fuzzed, checked
+// against the database's own ilike on both stores), and rows stored before the migrations filled by them.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, it } from 'node:test';
@@ -21,7 +21,7 @@ import { insertSandbox } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 /** Characters that split alike in both: ASCII of every kind and non-ASCII letters that lower-case to non-ASCII. */
-const PLAIN = [...'aZ09kKiIx7 #-:.@_<>"\\/\t', 'é', 'É', 'ß', 'Ω', 'ı', '😀', '\u0301'];
+const PLAIN = [...'aZ09kKiIx7 #-:.@_<>"\'\\/\t', 'é', 'É', 'ß', 'Ω', 'ı', '😀', '\u0301'];
 /** The two characters a database lower-cases to ASCII besides A-Z: the Kelvin sign and the dotted capital I. */
 const TRICKY = ['\u212a', '\u0130'];
 
@@ -211,4 +211,31 @@ describeEachStore('messages.search_words', (getStore, backend) => {
         await migrateToLatest(db as Kysely<unknown>, schema);
       }
     });
+  it(`migration 014 down gives rows their words without the character before each again [${backend.name}]`, async () => {
+    const schema =
+      backend.name === 'postgres'
+        ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+        : undefined;
+    const sandboxId = await insertSandbox(db);
+    const row = {
+      ...messageRow(sandboxId, 0),
+      subject: 'Order #5566778 is confirmed',
+      preview: 'code: 123456',
+    };
+    const [id] = await insertMessagesIfLive(db, [row]);
+    const words = async () =>
+      (
+        await sql<{
+          words: string;
+        }>`select search_words::text as words from messages where id = ${id}`.execute(db)
+      ).rows[0]?.words;
+    assert.match((await words()) as string, /'#5566778'/);
+    try {
+      await migrateTo(db as Kysely<unknown>, '013_search_words_column', schema);
+      assert.equal(await words(), `'123456' '5566778'`);
+    } finally {
+      await migrateToLatest(db as Kysely<unknown>, schema);
+    }
+    assert.match((await words()) as string, /'#5566778'/);
+  });
 });

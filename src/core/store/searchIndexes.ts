@@ -1,6 +1,6 @@
 // What list search indexes: the expressions of migration 004, shared with the queries (PostgreSQL uses an
 // expression index only when the query repeats the indexed expression exactly), and the words the writer stores
-// for the word index (migration 013). Changing one needs a new migration that rebuilds its index or its words.
+// for the word index (migrations 013 and 014). Changing one needs a new migration that rebuilds its index or its words.
 import { sql, type RawBuilder } from 'kysely';
 
 /** Every field `q` searches in a message, in one text (JSON arrays as their jsonb text). */
@@ -87,9 +87,12 @@ export function messageSearchWords(row: MessageSearchFields): string {
 
 /** The character before text[at], both halves of a surrogate pair as the database has it (one character). */
 function characterBefore(text: string, at: number): string {
-  const code = text.charCodeAt(at - 1);
-  return text.slice(code >= 0xdc00 && code <= 0xdfff && at > 1 ? at - 2 : at - 1, at);
+  const pair = at > 1 && isLowSurrogate(text.charCodeAt(at - 1)) && isHighSurrogate(text.charCodeAt(at - 2));
+  return text.slice(pair ? at - 2 : at - 1, at);
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 type CharKind = 'word' | 'separator' | 'unknown';
 
