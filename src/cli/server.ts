@@ -163,12 +163,12 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
   });
 
   let ready = false;
-  let sweepTimer: NodeJS.Timeout | undefined;
+  let sweeps: { stop(): Promise<void> } | undefined;
   const started: NetServer[] = [];
   const smtpServers: SMTPServer[] = [];
   const stopAll = async () => {
     ready = false;
-    clearInterval(sweepTimer);
+    const sweepsStopped = sweeps?.stop();
     // Open waits answer with their timeout reply so the API can close.
     core.waits.endAll();
     // Event streams end cleanly (their clients reconnect to another process, or after the restart).
@@ -176,7 +176,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     const forceApi = setTimeout(() => api.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
     clearTimeout(forceApi);
-    await Promise.allSettled([bus.close(), redis?.quit()]);
+    await Promise.allSettled([bus.close(), redis?.quit(), sweepsStopped]);
     await store.close();
   };
   const api = await buildApi({
@@ -219,7 +219,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     }
     // Only once every port is ours: a start that fails earlier must not swallow the one-time first key.
     const { firstKey } = await core.workspaces.bootstrap(config.bootstrapApiKey);
-    sweepTimer = startSweeps(core, logger, config.sweepIntervalSeconds);
+    sweeps = startSweeps(core, logger, config.sweepIntervalSeconds, store.kind === 'pglite');
     ready = true;
     logger.info(
       { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort, store: store.kind },
@@ -240,11 +240,44 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
   }
 }
 
-function startSweeps(core: Core, logger: Logger, intervalSeconds: number): NodeJS.Timeout {
-  let running = false;
-  const run = async () => {
-    if (running) return;
-    running = true;
+/** How often the embedded store checks for tables that outgrew their statistics (maintenance.ts, GROWN_SHARE). */
+const GROWN_CHECK_MS = 2_000;
+
+/**
+ * Sweeps and store maintenance every `intervalSeconds`, and on the embedded store the check for tables that
+ * outgrew their statistics every GROWN_CHECK_MS. `stop` ends both and waits for a run in progress, so the
+ * store is not closed under it.
+ */
+function startSweeps(
+  core: Core,
+  logger: Logger,
+  intervalSeconds: number,
+  embedded: boolean,
+): { stop(): Promise<void> } {
+  // Each at most one at a time; maintenance too, whichever started it.
+  let sweeping: Promise<void> | undefined;
+  let maintaining: Promise<void> | undefined;
+  const maintain = async (options: { grownOnly?: boolean }) => {
+    try {
+      const started = performance.now();
+      const maintenance = await core.maintainStore(options);
+      if (maintenance.analyzed.length + maintenance.vacuumed.length > 0) {
+        const ms = Math.round(performance.now() - started);
+        logger.info({ maintenance, ms }, 'embedded store vacuumed and analyzed the tables that changed');
+      }
+    } catch (err) {
+      // VACUUM cannot run while another caller holds the embedded store's one connection in a transaction.
+      logger.warn({ err }, 'store maintenance failed; it runs again at the next interval');
+    }
+  };
+  const startMaintenance = (options: { grownOnly?: boolean }) => {
+    const run: Promise<void> = maintain(options).finally(() => {
+      if (maintaining === run) maintaining = undefined;
+    });
+    maintaining = run;
+    return run;
+  };
+  const sweep = async () => {
     try {
       const result = await core.sweep();
       if (result.expiredSandboxes + result.purgedMessages + result.purgedRequests > 0) {
@@ -253,22 +286,30 @@ function startSweeps(core: Core, logger: Logger, intervalSeconds: number): NodeJ
     } catch (err) {
       logger.warn({ err }, 'sweep failed; it runs again at the next interval');
     }
-    try {
-      const started = performance.now();
-      const maintenance = await core.maintainStore();
-      if (maintenance.analyzed.length + maintenance.vacuumed.length > 0) {
-        const ms = Math.round(performance.now() - started);
-        logger.info({ maintenance, ms }, 'embedded store vacuumed and analyzed the tables that changed');
-      }
-    } catch (err) {
-      // VACUUM cannot run while another caller holds the embedded store's one connection in a transaction.
-      logger.warn({ err }, 'store maintenance failed; it runs again at the next interval');
-    } finally {
-      running = false;
-    }
+    // A grown check in progress finishes first.
+    await maintaining;
+    await startMaintenance({});
   };
-  void run();
-  const timer = setInterval(() => void run(), intervalSeconds * 1000);
-  timer.unref();
-  return timer;
+  const sweepTick = () => {
+    if (sweeping !== undefined) return;
+    const run: Promise<void> = sweep().finally(() => {
+      if (sweeping === run) sweeping = undefined;
+    });
+    sweeping = run;
+  };
+  const grownCheck = () => {
+    if (sweeping === undefined && maintaining === undefined) void startMaintenance({ grownOnly: true });
+  };
+  sweepTick();
+  const sweepTimer = setInterval(sweepTick, intervalSeconds * 1000);
+  sweepTimer.unref();
+  const grownTimer = embedded ? setInterval(grownCheck, GROWN_CHECK_MS) : undefined;
+  grownTimer?.unref();
+  return {
+    stop: async () => {
+      clearInterval(sweepTimer);
+      clearInterval(grownTimer);
+      await Promise.allSettled([sweeping, maintaining]);
+    },
+  };
 }

@@ -1,9 +1,13 @@
 // A running embedded server analyzes its store on its own (it has no autovacuum): after enough captures, the
-// next sweep tick runs ANALYZE and logs it.
+// next sweep tick runs ANALYZE and logs it; a table that outgrew its statistics (a burst) is analyzed within
+// seconds, without waiting for the sweep tick.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { sql } from 'kysely';
+import { openStore } from '../../src/core/store/openStore.ts';
 import { sendCapture } from '../helpers/captureClient.ts';
 import { cleanupProcesses, startServerProcess } from '../helpers/process.ts';
+import { startTestServer } from '../helpers/server.ts';
 
 after(cleanupProcesses);
 
@@ -40,4 +44,35 @@ test('serve on the embedded store analyzes the requests table once enough were c
   assert.ok(line, `no maintenance log line; logs: ${server.stderr.slice(-2000)}`);
   assert.equal(typeof line.ms, 'number');
   assert.equal(await server.stop(), 0);
+});
+
+test('a burst that more than doubles a table gets it analyzed within seconds, not at the next sweep tick', async () => {
+  // The sweep tick (and its full maintenance) runs once at the start, on empty tables, and then not for an hour.
+  const store = await openStore({ kind: 'pglite', dataDir: undefined });
+  const server = await startTestServer(store, { SWEEP_INTERVAL_SECONDS: '3600' });
+  try {
+    const ws = await server.workspace();
+    const sandbox = await ws.createSandbox();
+    const analyzed = async () =>
+      (
+        await sql<{ at: Date | null }>`select last_analyze as at from pg_stat_user_tables
+          where relname = 'requests'`.execute(store.db)
+      ).rows[0]?.at ?? null;
+    // A burst written straight to the store: 10,100 rows is over 5,000 and half the table.
+    await sql`insert into requests (id, sandbox_id, received_at, method, target, http_version, path, query,
+        headers, body, size_bytes, source_ip, mock_status_code, mock_name)
+      select gen_random_uuid(), ${sandbox.id}::uuid, now(), 'POST', '/hook', '1.1', '/hook/' || g, null,
+        '[]'::jsonb, '\\x7b7d'::bytea, 2, '127.0.0.1', 200, null
+      from generate_series(1, 10100) as g`.execute(store.db);
+    const burstDone = Date.now();
+    while ((await analyzed()) === null && Date.now() - burstDone < 10_000)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.notEqual(await analyzed(), null, 'not analyzed within 10 s of the burst');
+    // Only ANALYZE: the vacuum by rows arrived waits for the sweep tick.
+    const vacuumed = await sql<{ at: Date | null }>`select last_vacuum as at from pg_stat_user_tables
+      where relname = 'requests'`.execute(store.db);
+    assert.equal(vacuumed.rows[0]?.at, null);
+  } finally {
+    await server.close();
+  }
 });

@@ -90,6 +90,30 @@ describe('embedded store maintenance, rows only arriving', () => {
   });
 });
 
+describe('embedded store maintenance, tables that outgrew their statistics', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore({ kind: 'pglite', dataDir: undefined });
+  });
+  after(() => store.close());
+
+  it('grownOnly analyzes a table once 5,000 rows and half of it changed since its statistics, and never vacuums', async () => {
+    const db = store.db;
+    const id = await insertSandbox(db);
+    // 9,000 rows, none analyzed: under 5,000 and half of 9,000.
+    await requests(db, id, 9_000);
+    assert.deepEqual(await maintainTables(db, { grownOnly: true }), { analyzed: [], vacuumed: [] });
+    // 10,100: over 5,000 and half of 10,100; also over the vacuum by rows arrived, which waits for a full run.
+    await requests(db, id, 1_100);
+    assert.deepEqual(await maintainTables(db, { grownOnly: true }), { analyzed: ['requests'], vacuumed: [] });
+    assert.deepEqual(await lastRuns(db), { analyzed: true, vacuumed: false });
+    // 2,000 more since: a full run would analyze (over 50 and a tenth), a grown check waits for the table to double.
+    await requests(db, id, 2_000);
+    assert.deepEqual(await maintainTables(db, { grownOnly: true }), { analyzed: [], vacuumed: [] });
+    assert.deepEqual(await maintainTables(db), { analyzed: ['requests'], vacuumed: ['requests'] });
+  });
+});
+
 describeEachStore('core.maintainStore', (getStore, backend) => {
   it(
     backend.name === 'pglite'
