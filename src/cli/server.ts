@@ -219,7 +219,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     }
     // Only once every port is ours: a start that fails earlier must not swallow the one-time first key.
     const { firstKey } = await core.workspaces.bootstrap(config.bootstrapApiKey);
-    sweeps = startSweeps(core, logger, config.sweepIntervalSeconds, store.kind === 'pglite');
+    sweeps = startSweeps(core, logger, config.sweepIntervalSeconds);
     ready = true;
     logger.info(
       { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort, store: store.kind },
@@ -240,20 +240,15 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
   }
 }
 
-/** How often the embedded store checks for tables that outgrew their statistics (maintenance.ts, GROWN_SHARE). */
+/** How often a process checks for tables that outgrew their statistics (maintenance.ts, GROWN_SHARE). */
 const GROWN_CHECK_MS = 2_000;
 
 /**
- * Sweeps and store maintenance every `intervalSeconds`, and on the embedded store the check for tables that
- * outgrew their statistics every GROWN_CHECK_MS. `stop` ends both and waits for a run in progress, so the
+ * Sweeps and store maintenance every `intervalSeconds`, and the check for tables that outgrew their
+ * statistics every GROWN_CHECK_MS. `stop` ends both and waits for a run in progress, so the
  * store is not closed under it.
  */
-function startSweeps(
-  core: Core,
-  logger: Logger,
-  intervalSeconds: number,
-  embedded: boolean,
-): { stop(): Promise<void> } {
+function startSweeps(core: Core, logger: Logger, intervalSeconds: number): { stop(): Promise<void> } {
   // Each at most one at a time; maintenance too, whichever started it.
   let sweeping: Promise<void> | undefined;
   let maintaining: Promise<void> | undefined;
@@ -263,7 +258,12 @@ function startSweeps(
       const maintenance = await core.maintainStore(options);
       if (maintenance.analyzed.length + maintenance.vacuumed.length > 0) {
         const ms = Math.round(performance.now() - started);
-        logger.info({ maintenance, ms }, 'embedded store vacuumed and analyzed the tables that changed');
+        logger.info(
+          { maintenance, ms },
+          options.grownOnly === true
+            ? 'analyzed the tables that outgrew their statistics'
+            : 'embedded store vacuumed and analyzed the tables that changed',
+        );
       }
     } catch (err) {
       // VACUUM cannot run while another caller holds the embedded store's one connection in a transaction.
@@ -303,8 +303,8 @@ function startSweeps(
   sweepTick();
   const sweepTimer = setInterval(sweepTick, intervalSeconds * 1000);
   sweepTimer.unref();
-  const grownTimer = embedded ? setInterval(grownCheck, GROWN_CHECK_MS) : undefined;
-  grownTimer?.unref();
+  const grownTimer = setInterval(grownCheck, GROWN_CHECK_MS);
+  grownTimer.unref();
   return {
     stop: async () => {
       clearInterval(sweepTimer);

@@ -16,7 +16,7 @@ import { createRequestService } from './requests.ts';
 import { createSandboxService, type Endpoints } from './sandboxes.ts';
 import { createSessionService } from './sessions.ts';
 import { createSweeper } from './sweeps.ts';
-import { maintainTables, type MaintenanceResult } from './store/maintenance.ts';
+import { analyzeGrownTables, maintainTables, type MaintenanceResult } from './store/maintenance.ts';
 import { createWaitService } from './waits.ts';
 import type { Store } from './store/openStore.ts';
 import { createStoreWriters } from './store/writers.ts';
@@ -93,10 +93,14 @@ export function createCore({
     waits: createWaitService(db, clock, bus, { recheckMs: waitRecheckMs }),
     /**
      * VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. With
-     * `grownOnly`, just ANALYZE of tables that outgrew their statistics (maintenance.ts).
+     * `grownOnly`, on either store, just ANALYZE of tables that outgrew their statistics (maintenance.ts).
      */
     maintainStore: (options: { grownOnly?: boolean } = {}): Promise<MaintenanceResult> =>
-      store.kind === 'pglite' ? maintainTables(db, options) : Promise.resolve({ analyzed: [], vacuumed: [] }),
+      options.grownOnly === true
+        ? analyzeGrownTables(db, store.kind === 'pglite')
+        : store.kind === 'pglite'
+          ? maintainTables(db)
+          : Promise.resolve({ analyzed: [], vacuumed: [] }),
     /** One sweep; the process that ran it (held the lock) also drops journaled changes past keeping. */
     sweep: async () => {
       const result = await sweep();

@@ -1,5 +1,5 @@
 // Autovacuum's job on the embedded store: PGlite runs postgres in single-user mode, where autovacuum never
-// runs. Without ANALYZE the planner has no statistics (a search for a word in every message took 0.4-0.8 s
+// runs; and on both stores, statistics for a table a burst has outgrown. Without ANALYZE the planner has no statistics (a search for a word in every message took 0.4-0.8 s
 // at 100,000 messages instead of 10 ms); without VACUUM the space of swept captures is never reused, and the
 // search indexes' pending entries pile up to 4 MB an index before an insert merges them (searches read them
 // all).
@@ -27,7 +27,7 @@ const VACUUM_INSERT_BASE = 1000;
 const VACUUM_INSERT_SHARE = 0.2;
 
 /**
- * Statistics this far off mislead the planner, so `grownOnly` checks run often (server.ts) and analyze a table
+ * Statistics this far off mislead the planner, so analyzeGrownTables runs often (server.ts) and analyzes a table
  * once these rows plus this share of it changed since its statistics: a table that at least doubled, from
  * 10,000 rows up, which a burst of captures does within seconds while the regular check waits for the sweep
  * interval. Without statistics the planner took a sandbox for 85 rows, and at 20,000 messages a search for a
@@ -54,15 +54,11 @@ interface TableActivity {
 
 /**
  * Runs VACUUM and ANALYZE on the tables that changed enough since they last had them (rows dead, rows
- * inserted, rows changed), by autovacuum's default thresholds; with `grownOnly`, only ANALYZE of the tables
- * whose statistics are far off (GROWN_SHARE). Each blocks the embedded store while it runs
+ * inserted, rows changed), by autovacuum's default thresholds. Each blocks the embedded store while it runs
  * (ANALYZE of 100,000 messages: 1-4 s on this machine; VACUUM of 100,000 new ones: about 0.3 s), which is why
  * it waits for a share of the table to change rather than running on a clock.
  */
-export async function maintainTables(
-  db: Kysely<Database>,
-  options: { grownOnly?: boolean } = {},
-): Promise<MaintenanceResult> {
+export async function maintainTables(db: Kysely<Database>): Promise<MaintenanceResult> {
   // Counts of this process's recent changes reach the statistics at most once a second otherwise.
   await sql`select pg_stat_force_next_flush()`.execute(db);
   const activity = await sql<TableActivity>`
@@ -73,17 +69,38 @@ export async function maintainTables(
   const result: MaintenanceResult = { analyzed: [], vacuumed: [] };
   for (const t of activity.rows) {
     const vacuum =
-      options.grownOnly !== true &&
-      (t.dead > VACUUM_BASE + VACUUM_SHARE * t.live ||
-        t.insertedSinceVacuum > VACUUM_INSERT_BASE + VACUUM_INSERT_SHARE * t.live);
-    const analyze =
-      options.grownOnly === true
-        ? t.modifiedSinceAnalyze > GROWN_BASE + GROWN_SHARE * t.live
-        : t.modifiedSinceAnalyze > ANALYZE_BASE + ANALYZE_SHARE * t.live;
+      t.dead > VACUUM_BASE + VACUUM_SHARE * t.live ||
+      t.insertedSinceVacuum > VACUUM_INSERT_BASE + VACUUM_INSERT_SHARE * t.live;
+    const analyze = t.modifiedSinceAnalyze > ANALYZE_BASE + ANALYZE_SHARE * t.live;
     if (vacuum) await sql`vacuum ${analyze ? sql`(analyze) ` : sql``}${sql.table(t.table)}`.execute(db);
     else if (analyze) await sql`analyze ${sql.table(t.table)}`.execute(db);
     if (vacuum) result.vacuumed.push(t.table);
     if (analyze) result.analyzed.push(t.table);
   }
+  return result;
+}
+
+/**
+ * ANALYZE of the tables whose statistics are far off (GROWN_SHARE), on either store: PostgreSQL's autovacuum
+ * looks at a table once a minute at most (autovacuum_naptime), and a burst outgrows its statistics sooner.
+ * `embedded` flushes this process's counts first (on PostgreSQL each process's reach the statistics within a
+ * second or so, and pg_stat_force_next_flush is new in 15). A table another process or autovacuum is
+ * analyzing is skipped (skip_locked): its statistics are on their way.
+ */
+export async function analyzeGrownTables(
+  db: Kysely<Database>,
+  embedded: boolean,
+): Promise<MaintenanceResult> {
+  if (embedded) await sql`select pg_stat_force_next_flush()`.execute(db);
+  const activity = await sql<Pick<TableActivity, 'table' | 'live' | 'modifiedSinceAnalyze'>>`
+    select relname as "table", n_live_tup::float8 as live, n_mod_since_analyze::float8 as "modifiedSinceAnalyze"
+    from pg_stat_user_tables
+    where schemaname = current_schema() and relname in (${sql.join([...TABLES])})`.execute(db);
+  const result: MaintenanceResult = { analyzed: [], vacuumed: [] };
+  for (const t of activity.rows)
+    if (t.modifiedSinceAnalyze > GROWN_BASE + GROWN_SHARE * t.live) {
+      await sql`analyze (skip_locked) ${sql.table(t.table)}`.execute(db);
+      result.analyzed.push(t.table);
+    }
   return result;
 }
