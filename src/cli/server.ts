@@ -18,6 +18,7 @@ import { buildApi } from '../rest/app.ts';
 import { VERSION } from './version.ts';
 import { createCaptureSmtpServer } from '../smtp/captureServer.ts';
 import { loadTlsCredentials } from '../smtp/tlsCredentials.ts';
+import { startSweeps, type Sweeps } from './sweeps.ts';
 
 export interface RunningServer {
   core: Core;
@@ -163,7 +164,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
   });
 
   let ready = false;
-  let sweeps: { stop(): Promise<void> } | undefined;
+  let sweeps: Sweeps | undefined;
   const started: NetServer[] = [];
   const smtpServers: SMTPServer[] = [];
   const stopAll = async () => {
@@ -219,7 +220,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     }
     // Only once every port is ours: a start that fails earlier must not swallow the one-time first key.
     const { firstKey } = await core.workspaces.bootstrap(config.bootstrapApiKey);
-    sweeps = startSweeps(core, logger, config.sweepIntervalSeconds);
+    sweeps = startSweeps(core, logger, { intervalSeconds: config.sweepIntervalSeconds });
     ready = true;
     logger.info(
       { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort, store: store.kind },
@@ -238,78 +239,4 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     await stopAll();
     throw err;
   }
-}
-
-/** How often a process checks for tables that outgrew their statistics (maintenance.ts, GROWN_SHARE). */
-const GROWN_CHECK_MS = 2_000;
-
-/**
- * Sweeps and store maintenance every `intervalSeconds`, and the check for tables that outgrew their
- * statistics every GROWN_CHECK_MS. `stop` ends both and waits for a run in progress, so the
- * store is not closed under it.
- */
-function startSweeps(core: Core, logger: Logger, intervalSeconds: number): { stop(): Promise<void> } {
-  // Each at most one at a time; maintenance too, whichever started it.
-  let sweeping: Promise<void> | undefined;
-  let maintaining: Promise<void> | undefined;
-  const maintain = async (options: { grownOnly?: boolean }) => {
-    try {
-      const started = performance.now();
-      const maintenance = await core.maintainStore(options);
-      if (maintenance.analyzed.length + maintenance.vacuumed.length > 0) {
-        const ms = Math.round(performance.now() - started);
-        logger.info(
-          { maintenance, ms },
-          options.grownOnly === true
-            ? 'analyzed the tables that outgrew their statistics'
-            : 'embedded store vacuumed and analyzed the tables that changed',
-        );
-      }
-    } catch (err) {
-      // VACUUM cannot run while another caller holds the embedded store's one connection in a transaction.
-      logger.warn({ err }, 'store maintenance failed; it runs again at the next interval');
-    }
-  };
-  const startMaintenance = (options: { grownOnly?: boolean }) => {
-    const run: Promise<void> = maintain(options).finally(() => {
-      if (maintaining === run) maintaining = undefined;
-    });
-    maintaining = run;
-    return run;
-  };
-  const sweep = async () => {
-    try {
-      const result = await core.sweep();
-      if (result.expiredSandboxes + result.purgedMessages + result.purgedRequests > 0) {
-        logger.info({ sweep: result }, 'sweep removed expired sandboxes and old captures');
-      }
-    } catch (err) {
-      logger.warn({ err }, 'sweep failed; it runs again at the next interval');
-    }
-    // A grown check in progress finishes first.
-    await maintaining;
-    await startMaintenance({});
-  };
-  const sweepTick = () => {
-    if (sweeping !== undefined) return;
-    const run: Promise<void> = sweep().finally(() => {
-      if (sweeping === run) sweeping = undefined;
-    });
-    sweeping = run;
-  };
-  const grownCheck = () => {
-    if (sweeping === undefined && maintaining === undefined) void startMaintenance({ grownOnly: true });
-  };
-  sweepTick();
-  const sweepTimer = setInterval(sweepTick, intervalSeconds * 1000);
-  sweepTimer.unref();
-  const grownTimer = setInterval(grownCheck, GROWN_CHECK_MS);
-  grownTimer.unref();
-  return {
-    stop: async () => {
-      clearInterval(sweepTimer);
-      clearInterval(grownTimer);
-      await Promise.allSettled([sweeping, maintaining]);
-    },
-  };
 }

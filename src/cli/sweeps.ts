@@ -1,0 +1,87 @@
+// The periodic work of a running server: sweeps (expired sandboxes, old captures) with the embedded store's
+// VACUUM/ANALYZE at each tick, and between ticks the check for tables that outgrew their statistics.
+import type { Logger } from 'pino';
+import type { Core } from '../core/core.ts';
+
+/** How often a process checks for tables that outgrew their statistics (maintenance.ts, GROWN_SHARE). */
+const GROWN_CHECK_MS = 2_000;
+
+export interface Sweeps {
+  /** Ends both timers and waits for a run in progress, so that the store is not closed under it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Sweeps and the store's maintenance every `intervalSeconds`, and the check for tables that outgrew their
+ * statistics every `grownCheckMs` (GROWN_CHECK_MS); one maintenance at a time, whichever started it.
+ */
+export function startSweeps(
+  core: Pick<Core, 'sweep' | 'maintainStore'>,
+  logger: Logger,
+  options: { intervalSeconds: number; grownCheckMs?: number },
+): Sweeps {
+  let stopped = false;
+  let sweeping: Promise<void> | undefined;
+  let maintaining: Promise<void> | undefined;
+  const maintain = async (kind: { grownOnly?: boolean }) => {
+    try {
+      const started = performance.now();
+      const maintenance = await core.maintainStore(kind);
+      if (maintenance.analyzed.length + maintenance.vacuumed.length > 0) {
+        const ms = Math.round(performance.now() - started);
+        logger.info(
+          { maintenance, ms },
+          kind.grownOnly === true
+            ? 'analyzed the tables that outgrew their statistics'
+            : 'embedded store vacuumed and analyzed the tables that changed',
+        );
+      }
+    } catch (err) {
+      // VACUUM cannot run while another caller holds the embedded store's one connection in a transaction.
+      logger.warn({ err }, 'store maintenance failed; it runs again at the next interval');
+    }
+  };
+  const startMaintenance = (kind: { grownOnly?: boolean }) => {
+    const run: Promise<void> = maintain(kind).finally(() => {
+      if (maintaining === run) maintaining = undefined;
+    });
+    maintaining = run;
+    return run;
+  };
+  const sweep = async () => {
+    try {
+      const result = await core.sweep();
+      if (result.expiredSandboxes + result.purgedMessages + result.purgedRequests > 0) {
+        logger.info({ sweep: result }, 'sweep removed expired sandboxes and old captures');
+      }
+    } catch (err) {
+      logger.warn({ err }, 'sweep failed; it runs again at the next interval');
+    }
+    // A grown check in progress finishes first; a stop meanwhile leaves the maintenance for the next start.
+    await maintaining;
+    if (!stopped) await startMaintenance({});
+  };
+  const sweepTick = () => {
+    if (sweeping !== undefined) return;
+    const run: Promise<void> = sweep().finally(() => {
+      if (sweeping === run) sweeping = undefined;
+    });
+    sweeping = run;
+  };
+  const grownCheck = () => {
+    if (sweeping === undefined && maintaining === undefined) void startMaintenance({ grownOnly: true });
+  };
+  sweepTick();
+  const sweepTimer = setInterval(sweepTick, options.intervalSeconds * 1000);
+  sweepTimer.unref();
+  const grownTimer = setInterval(grownCheck, options.grownCheckMs ?? GROWN_CHECK_MS);
+  grownTimer.unref();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(sweepTimer);
+      clearInterval(grownTimer);
+      await Promise.allSettled([sweeping, maintaining]);
+    },
+  };
+}
