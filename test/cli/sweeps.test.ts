@@ -55,14 +55,15 @@ test('stop waits for a maintenance in progress, so the store is not closed under
   const r = recordingCore(300);
   // The first sweep tick runs at once and starts the full maintenance.
   const sweeps = startSweeps(r.core as never, logger, { intervalSeconds: 3600, grownCheckMs: 3_600_000 });
-  await sleep(50);
+  for (let waited = 0; r.calls.length === 0 && waited < 2_000; waited += 10) await sleep(10);
   assert.equal(r.calls.length, 1);
+  assert.equal(r.calls[0]?.end, undefined, 'the maintenance ended before the stop (a slow machine?)');
   await sweeps.stop();
   assert.ok(r.calls[0]?.end !== undefined, 'stop returned while the maintenance was still running');
 });
 
 test('a stop during a sweep starts no maintenance after it', async () => {
-  const r = recordingCore(10, 200);
+  const r = recordingCore(10, 1_000);
   const sweeps = startSweeps(r.core as never, logger, { intervalSeconds: 3600, grownCheckMs: 3_600_000 });
   await sleep(50);
   await sweeps.stop();
