@@ -16,22 +16,22 @@ export interface Sweeps {
  * statistics every `grownCheckMs` (GROWN_CHECK_MS); one maintenance at a time, whichever started it.
  */
 export function startSweeps(
-  core: Pick<Core, 'sweep' | 'maintainStore'>,
+  core: Pick<Core, 'sweep' | 'maintainStore' | 'analyzeGrownTables'>,
   logger: Logger,
   options: { intervalSeconds: number; grownCheckMs?: number },
 ): Sweeps {
   let stopped = false;
   let sweeping: Promise<void> | undefined;
   let maintaining: Promise<void> | undefined;
-  const maintain = async (kind: { grownOnly?: boolean }) => {
+  const maintain = async (grownOnly: boolean) => {
     try {
       const started = performance.now();
-      const maintenance = await core.maintainStore(kind);
+      const maintenance = await (grownOnly ? core.analyzeGrownTables() : core.maintainStore());
       if (maintenance.analyzed.length + maintenance.vacuumed.length > 0) {
         const ms = Math.round(performance.now() - started);
         logger.info(
           { maintenance, ms },
-          kind.grownOnly === true
+          grownOnly
             ? 'analyzed the tables that outgrew their statistics'
             : 'embedded store vacuumed and analyzed the tables that changed',
         );
@@ -41,8 +41,8 @@ export function startSweeps(
       logger.warn({ err }, 'store maintenance failed; it runs again at the next interval');
     }
   };
-  const startMaintenance = (kind: { grownOnly?: boolean }) => {
-    const run: Promise<void> = maintain(kind).finally(() => {
+  const startMaintenance = (grownOnly: boolean) => {
+    const run: Promise<void> = maintain(grownOnly).finally(() => {
       if (maintaining === run) maintaining = undefined;
     });
     maintaining = run;
@@ -59,7 +59,7 @@ export function startSweeps(
     }
     // A grown check in progress finishes first; a stop meanwhile leaves the maintenance for the next start.
     await maintaining;
-    if (!stopped) await startMaintenance({});
+    if (!stopped) await startMaintenance(false);
   };
   const sweepTick = () => {
     if (sweeping !== undefined) return;
@@ -69,7 +69,7 @@ export function startSweeps(
     sweeping = run;
   };
   const grownCheck = () => {
-    if (sweeping === undefined && maintaining === undefined) void startMaintenance({ grownOnly: true });
+    if (sweeping === undefined && maintaining === undefined) void startMaintenance(true);
   };
   sweepTick();
   const sweepTimer = setInterval(sweepTick, options.intervalSeconds * 1000);

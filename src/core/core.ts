@@ -91,16 +91,11 @@ export function createCore({
     limits,
     capture: createCaptureService(db, clock, limits, bus, writers.requests),
     waits: createWaitService(db, clock, bus, { recheckMs: waitRecheckMs }),
-    /**
-     * VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. With
-     * `grownOnly`, on either store, just ANALYZE of tables that outgrew their statistics (maintenance.ts).
-     */
-    maintainStore: (options: { grownOnly?: boolean } = {}): Promise<MaintenanceResult> =>
-      options.grownOnly === true
-        ? analyzeGrownTables(db, store.kind === 'pglite')
-        : store.kind === 'pglite'
-          ? maintainTables(db)
-          : Promise.resolve({ analyzed: [], vacuumed: [] }),
+    /** VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. */
+    maintainStore: (): Promise<MaintenanceResult> =>
+      store.kind === 'pglite' ? maintainTables(db) : Promise.resolve({ analyzed: [], vacuumed: [] }),
+    /** ANALYZE of tables that outgrew their statistics, on either store (maintenance.ts). */
+    analyzeGrownTables: (): Promise<MaintenanceResult> => analyzeGrownTables(db, store.kind === 'pglite'),
     /** One sweep; the process that ran it (held the lock) also drops journaled changes past keeping. */
     sweep: async () => {
       const result = await sweep();

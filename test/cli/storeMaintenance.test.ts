@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import { sql } from 'kysely';
 import { sendCapture } from '../helpers/captureClient.ts';
 import { cleanupProcesses, startServerProcess } from '../helpers/process.ts';
+import { insertRequests } from '../helpers/sandboxRow.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { storeBackends } from '../helpers/stores.ts';
 
@@ -63,11 +64,7 @@ for (const backend of storeBackends())
             where relname = 'requests' and schemaname = current_schema()`.execute(store.db)
         ).rows[0];
       // A burst written straight to the store: 10,100 rows is over 5,000 and half the table.
-      await sql`insert into requests (id, sandbox_id, received_at, method, target, http_version, path, query,
-          headers, body, size_bytes, source_ip, mock_status_code, mock_name)
-        select gen_random_uuid(), ${sandbox.id}::uuid, now(), 'POST', '/hook', '1.1', '/hook/' || g, null,
-          '[]'::jsonb, '\\x7b7d'::bytea, 2, '127.0.0.1', 200, null
-        from generate_series(1, 10100) as g`.execute(store.db);
+      await insertRequests(store.db, sandbox.id, 10_100);
       const burstDone = Date.now();
       while ((await lastRuns())?.analyzed == null && Date.now() - burstDone < 10_000)
         await new Promise((r) => setTimeout(r, 100));

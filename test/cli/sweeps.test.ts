@@ -15,6 +15,15 @@ function recordingCore(maintainMs: number, sweepMs = 0) {
   const calls: Array<{ kind: 'full' | 'grown'; start: number; end?: number }> = [];
   let running = 0;
   let mostAtOnce = 0;
+  const maintain = async (kind: 'full' | 'grown') => {
+    const call: { kind: 'full' | 'grown'; start: number; end?: number } = { kind, start: performance.now() };
+    calls.push(call);
+    mostAtOnce = Math.max(mostAtOnce, ++running);
+    await sleep(maintainMs);
+    running--;
+    call.end = performance.now();
+    return { analyzed: [], vacuumed: [] };
+  };
   return {
     calls,
     mostAtOnce: () => mostAtOnce,
@@ -23,18 +32,8 @@ function recordingCore(maintainMs: number, sweepMs = 0) {
         await sleep(sweepMs);
         return { ran: true, expiredSandboxes: 0, purgedMessages: 0, purgedRequests: 0 };
       },
-      maintainStore: async (options: { grownOnly?: boolean } = {}) => {
-        const call: { kind: 'full' | 'grown'; start: number; end?: number } = {
-          kind: options.grownOnly === true ? 'grown' : 'full',
-          start: performance.now(),
-        };
-        calls.push(call);
-        mostAtOnce = Math.max(mostAtOnce, ++running);
-        await sleep(maintainMs);
-        running--;
-        call.end = performance.now();
-        return { analyzed: [], vacuumed: [] };
-      },
+      maintainStore: () => maintain('full'),
+      analyzeGrownTables: () => maintain('grown'),
     },
   };
 }

@@ -1,4 +1,5 @@
-// A workspace and a sandbox written straight into a store, for tests of repos that need a sandbox row.
+// A workspace and a sandbox written straight into a store, for tests of repos that need a sandbox row, and
+// captured requests in bulk for tests of what many rows do (statistics, maintenance).
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/core/store/schema.ts';
@@ -16,4 +17,13 @@ export async function insertSandbox(
     values (${id}, ${workspace}, 's', 'p', false, ${options.expired === true ? new Date(Date.now() - 60_000) : null},
       now(), ${options.version ?? 1})`.execute(db);
   return id;
+}
+
+/** `count` captured requests in the sandbox, inserted in one statement. */
+export async function insertRequests(db: Kysely<Database>, sandboxId: string, count: number): Promise<void> {
+  await sql`insert into requests (id, sandbox_id, received_at, method, target, http_version, path, query, headers,
+      body, size_bytes, source_ip, mock_status_code, mock_name)
+    select gen_random_uuid(), ${sandboxId}::uuid, now(), 'POST', '/hook', '1.1', '/hook/' || g, null, '[]'::jsonb,
+      '\\x7b7d'::bytea, 2, '127.0.0.1', 200, null
+    from generate_series(1, ${count}::int) as g`.execute(db);
 }

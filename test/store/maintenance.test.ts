@@ -10,17 +10,8 @@ import { openStore, type Store } from '../../src/core/store/openStore.ts';
 import type { Database } from '../../src/core/store/schema.ts';
 import { testConfig } from '../helpers/api.ts';
 import { testClock } from '../helpers/clock.ts';
-import { insertSandbox } from '../helpers/sandboxRow.ts';
+import { insertRequests, insertSandbox } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-
-/** `count` requests in the sandbox, inserted in one statement. */
-async function requests(db: Kysely<Database>, sandboxId: string, count: number): Promise<void> {
-  await sql`insert into requests (id, sandbox_id, received_at, method, target, http_version, path, query, headers,
-      body, size_bytes, source_ip, mock_status_code, mock_name)
-    select gen_random_uuid(), ${sandboxId}::uuid, now(), 'POST', '/hook', '1.1', '/hook/' || g, null, '[]'::jsonb,
-      '\\x7b7d'::bytea, 2, '127.0.0.1', 200, null
-    from generate_series(1, ${count}::int) as g`.execute(db);
-}
 
 async function lastRuns(db: Kysely<Database>) {
   const rows = await sql<{ analyzed: boolean; vacuumed: boolean }>`
@@ -39,10 +30,10 @@ describe('embedded store maintenance', () => {
   it('does nothing while too little changed, then analyzes a table once a tenth of it (and 50 rows) changed', async () => {
     const db = store.db;
     const id = await insertSandbox(db);
-    await requests(db, id, 40);
+    await insertRequests(db, id, 40);
     assert.deepEqual(await maintainTables(db), { analyzed: [], vacuumed: [] });
     assert.deepEqual(await lastRuns(db), { analyzed: false, vacuumed: false });
-    await requests(db, id, 1_000);
+    await insertRequests(db, id, 1_000);
     assert.deepEqual(await maintainTables(db), { analyzed: ['requests'], vacuumed: [] });
     assert.deepEqual(await lastRuns(db), { analyzed: true, vacuumed: false });
     // The planner now knows the table's size.
@@ -52,7 +43,7 @@ describe('embedded store maintenance', () => {
     assert.equal(size.rows[0]?.n, 1_040);
     assert.deepEqual(await maintainTables(db), { analyzed: [], vacuumed: [] }, 'nothing changed since');
     // 100 more is less than a tenth of 1,040 plus 50.
-    await requests(db, id, 100);
+    await insertRequests(db, id, 100);
     assert.deepEqual(await maintainTables(db), { analyzed: [], vacuumed: [] });
   });
 
@@ -79,10 +70,10 @@ describe('embedded store maintenance, rows only arriving', () => {
     const db = store.db;
     const id = await insertSandbox(db);
     // 1,100 rows: 1,000 and a fifth is 1,220.
-    await requests(db, id, 1_100);
+    await insertRequests(db, id, 1_100);
     assert.deepEqual(await maintainTables(db), { analyzed: ['requests'], vacuumed: [] });
     // 1,500 rows, all new since no vacuum: over 1,300.
-    await requests(db, id, 400);
+    await insertRequests(db, id, 400);
     assert.deepEqual(await maintainTables(db), { analyzed: ['requests'], vacuumed: ['requests'] });
     const since = await sql<{ n: number }>`select n_ins_since_vacuum::int as n from pg_stat_user_tables
       where relname = 'requests'`.execute(db);
@@ -111,17 +102,17 @@ describeEachStore('tables that outgrew their statistics', (getStore, backend) =>
     await sql`alter table requests set (autovacuum_enabled = false)`.execute(db);
     const id = await insertSandbox(db);
     // 9,000 rows, none analyzed: under 5,000 and half of 9,000.
-    await requests(db, id, 9_000);
+    await insertRequests(db, id, 9_000);
     await counted(db, 9_000);
     assert.deepEqual(await analyzeGrownTables(db, embedded), { analyzed: [], vacuumed: [] });
     // 10,100: over 5,000 and half of 10,100; also over the vacuum by rows arrived, which waits for a full run.
-    await requests(db, id, 1_100);
+    await insertRequests(db, id, 1_100);
     await counted(db, 10_100);
     assert.deepEqual(await analyzeGrownTables(db, embedded), { analyzed: ['requests'], vacuumed: [] });
     assert.deepEqual(await lastRuns(db), { analyzed: true, vacuumed: false });
     // 2,000 more since: a full run would analyze (over 50 and a tenth), a grown check waits for the table to
     // double.
-    await requests(db, id, 2_000);
+    await insertRequests(db, id, 2_000);
     await counted(db, 12_100);
     assert.deepEqual(await analyzeGrownTables(db, embedded), { analyzed: [], vacuumed: [] });
     if (embedded)
@@ -134,7 +125,7 @@ describeEachStore('tables that outgrew their statistics', (getStore, backend) =>
     async () => {
       const db = getStore().db;
       // After the test above: 12,100 rows, statistics from 10,100. 20,000 more is over 5,000 and half.
-      await requests(db, await insertSandbox(db), 20_000);
+      await insertRequests(db, await insertSandbox(db), 20_000);
       await counted(db, 32_100);
       // What autovacuum's VACUUM or another process's ANALYZE takes.
       await db.transaction().execute(async (trx) => {
@@ -154,7 +145,7 @@ describeEachStore('core.maintainStore', (getStore, backend) => {
     async () => {
       const db = getStore().db;
       const core = createCore({ store: getStore(), config: testConfig(), clock: testClock() });
-      await requests(db, await insertSandbox(db), 500);
+      await insertRequests(db, await insertSandbox(db), 500);
       const result = await core.maintainStore();
       assert.deepEqual(
         result,
