@@ -150,8 +150,12 @@ describeEachStore('tables that outgrew their statistics', (getStore, backend) =>
       const url = new URL(process.env.TEST_DATABASE_URL!);
       url.username = role;
       const notices: string[] = [];
-      const pool = new pg.Pool({ connectionString: url.toString(), options: `-c search_path=${schema}`, max: 1 });
-      pool.on('connect', (client) => client.on('notice', (notice) => notices.push(notice.message)));
+      const pool = new pg.Pool({
+        connectionString: url.toString(),
+        options: `-c search_path=${schema}`,
+        max: 1,
+      });
+      pool.on('connect', (client) => client.on('notice', (notice) => notices.push(String(notice.message))));
       const reader = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
       try {
         // After the tests above: 32,100 rows analyzed; 45,000 more is over 5,000 and half of 77,100.
