@@ -2,6 +2,7 @@
 // VACUUM/ANALYZE at each tick, and between ticks the check for tables that outgrew their statistics.
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.ts';
+import type { MaintenanceResult } from '../core/store/maintenance.ts';
 
 /** How often a process checks for tables that outgrew their statistics (maintenance.ts, GROWN_SHARE). */
 const GROWN_CHECK_MS = 2_000;
@@ -23,30 +24,24 @@ export function startSweeps(
   let stopped = false;
   let sweeping: Promise<void> | undefined;
   let maintaining: Promise<void> | undefined;
-  const maintain = async (grownOnly: boolean) => {
+  const maintain = async (run: () => Promise<MaintenanceResult>, done: string) => {
     try {
       const started = performance.now();
-      const maintenance = await (grownOnly ? core.analyzeGrownTables() : core.maintainStore());
+      const maintenance = await run();
       if (maintenance.analyzed.length + maintenance.vacuumed.length > 0) {
-        const ms = Math.round(performance.now() - started);
-        logger.info(
-          { maintenance, ms },
-          grownOnly
-            ? 'analyzed the tables that outgrew their statistics'
-            : 'embedded store vacuumed and analyzed the tables that changed',
-        );
+        logger.info({ maintenance, ms: Math.round(performance.now() - started) }, done);
       }
     } catch (err) {
       // VACUUM cannot run while another caller holds the embedded store's one connection in a transaction.
       logger.warn({ err }, 'store maintenance failed; it runs again at the next interval');
     }
   };
-  const startMaintenance = (grownOnly: boolean) => {
-    const run: Promise<void> = maintain(grownOnly).finally(() => {
-      if (maintaining === run) maintaining = undefined;
+  const startMaintenance = (run: () => Promise<MaintenanceResult>, done: string) => {
+    const running: Promise<void> = maintain(run, done).finally(() => {
+      if (maintaining === running) maintaining = undefined;
     });
-    maintaining = run;
-    return run;
+    maintaining = running;
+    return running;
   };
   const sweep = async () => {
     try {
@@ -59,7 +54,11 @@ export function startSweeps(
     }
     // A grown check in progress finishes first; a stop meanwhile leaves the maintenance for the next start.
     await maintaining;
-    if (!stopped) await startMaintenance(false);
+    if (!stopped)
+      await startMaintenance(
+        core.maintainStore,
+        'embedded store vacuumed and analyzed the tables that changed',
+      );
   };
   const sweepTick = () => {
     if (sweeping !== undefined) return;
@@ -69,7 +68,8 @@ export function startSweeps(
     sweeping = run;
   };
   const grownCheck = () => {
-    if (sweeping === undefined && maintaining === undefined) void startMaintenance(true);
+    if (sweeping === undefined && maintaining === undefined)
+      void startMaintenance(core.analyzeGrownTables, 'analyzed the tables that outgrew their statistics');
   };
   sweepTick();
   const sweepTimer = setInterval(sweepTick, options.intervalSeconds * 1000);

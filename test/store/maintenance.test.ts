@@ -145,8 +145,6 @@ describeEachStore('tables that outgrew their statistics', (getStore, backend) =>
       const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]!.s;
       const role = `${schema}_reader`;
       await sql`create role ${sql.id(role)} login`.execute(db);
-      await sql`grant usage on schema ${sql.id(schema)} to ${sql.id(role)}`.execute(db);
-      await sql`grant select on all tables in schema ${sql.id(schema)} to ${sql.id(role)}`.execute(db);
       const url = new URL(process.env.TEST_DATABASE_URL!);
       url.username = role;
       const notices: string[] = [];
@@ -158,6 +156,8 @@ describeEachStore('tables that outgrew their statistics', (getStore, backend) =>
       pool.on('connect', (client) => client.on('notice', (notice) => notices.push(String(notice.message))));
       const reader = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
       try {
+        await sql`grant usage on schema ${sql.id(schema)} to ${sql.id(role)}`.execute(db);
+        await sql`grant select on all tables in schema ${sql.id(schema)} to ${sql.id(role)}`.execute(db);
         // After the tests above: 32,100 rows analyzed; 45,000 more is over 5,000 and half of 77,100.
         await insertRequests(db, await insertSandbox(db), 45_000);
         await counted(db, 77_100);

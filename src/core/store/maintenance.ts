@@ -1,8 +1,8 @@
-// Autovacuum's job on the embedded store: PGlite runs postgres in single-user mode, where autovacuum never
-// runs; and on both stores, statistics for a table a burst has outgrown. Without ANALYZE the planner has no statistics (a search for a word in every message took 0.4-0.8 s
-// at 100,000 messages instead of 10 ms); without VACUUM the space of swept captures is never reused, and the
-// search indexes' pending entries pile up to 4 MB an index before an insert merges them (searches read them
-// all).
+// Autovacuum's job on the embedded store, where PGlite runs postgres in single-user mode and autovacuum never
+// runs; and, on both stores, statistics for a table a burst of captures has outgrown. Without ANALYZE the planner
+// has no statistics (a search for a word in every message took 0.4-0.8 s at 100,000 messages instead of 10 ms);
+// without VACUUM the space of swept captures is never reused, and the search indexes' pending entries pile up to
+// 4 MB an index before an insert merges them (searches read them all).
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
@@ -27,7 +27,7 @@ const VACUUM_INSERT_BASE = 1000;
 const VACUUM_INSERT_SHARE = 0.2;
 
 /**
- * Statistics this far off mislead the planner, so analyzeGrownTables runs often (server.ts) and analyzes a table
+ * Statistics this far off mislead the planner, so analyzeGrownTables runs often (cli/sweeps.ts) and analyzes a table
  * once these rows plus this share of it changed (arrived, or were removed) since its statistics: a table that at
  * least doubled, from 10,000 rows up, which a burst of captures does within seconds while the regular check
  * waits for the sweep interval. Without statistics the planner took a sandbox for 85 rows, and at 20,000
