@@ -28,6 +28,8 @@ export interface Principal {
   keyId: string;
   keyPrefix: string;
   label: string;
+  /** Set when the key stands behind a dashboard session: what is opened with it ends with the session. */
+  session?: { id: string; expiresAt: Date } | undefined;
 }
 
 /** Who a key acts for: the same whether it was presented itself or stands behind a dashboard session. */
