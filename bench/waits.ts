@@ -112,7 +112,7 @@ function healthProbes(apiUrl: string) {
       const start = clock();
       const req = http.get(workerData.url, { agent }, (res) => {
         res.resume();
-        res.on('end', () => resolve({ start, end: clock(), status: res.statusCode, reused: req.reusedSocket }));
+        res.on('end', () => resolve({ start, end: clock(), status: res.statusCode }));
       });
       req.on('error', () => resolve({ start, end: clock(), status: 0 }));
     });
@@ -196,17 +196,6 @@ async function burst(
   const during = seen.filter((p) => p.end >= from && p.start <= admitted);
   if (during.some((p) => p.status !== 200)) throw new Error('a /healthz probe failed during the burst');
   const longestMs = Math.max(0, ...during.map((p) => p.end - p.start));
-  console.error(
-    JSON.stringify(
-      during
-        .sort((a, b) => b.end - b.start - (a.end - a.start))
-        .slice(0, 5)
-        .map((p) => ({ ...p, start: p.start - from, end: p.end - from })),
-    ),
-  );
-  const hist: Record<string, number> = {};
-  for (const st of statuses) hist[st] = (hist[st] ?? 0) + 1;
-  console.error(JSON.stringify(hist));
   return { longestMs, admittedMs: admitted - from - (kind === 'waits' ? 500 : 0), refused };
 }
 
