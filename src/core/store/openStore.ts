@@ -5,6 +5,7 @@ import type { Database } from './schema.ts';
 import { lockDataDir, type DirLock } from './lockFile.ts';
 import { migrateToLatest } from './migrate.ts';
 import { withPreparedStatements } from './pglitePrepared.ts';
+import { yieldingTurns } from './pgliteTurns.ts';
 import { startPgliteStore } from './pgliteStart.ts';
 import { preparingPool } from './preparedPool.ts';
 
@@ -40,7 +41,8 @@ async function openPglite(dataDir: string | undefined, templateFile: string | un
       templateFile,
     );
     const db = new Kysely<Database>({
-      dialect: new PGliteDialect({ pglite: withPreparedStatements(pglite) }),
+      // Prepared statements for the hot inserts; a backlog of statements never holds the event loop.
+      dialect: new PGliteDialect({ pglite: yieldingTurns(withPreparedStatements(pglite)) }),
     });
     await migrateToLatest(db as Kysely<unknown>);
     return {
