@@ -7,13 +7,7 @@ import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import { ownedSandbox } from '../ownedSandbox.ts';
 import type { ExpiryWatch } from '../sandboxExpiry.ts';
-import {
-  eventIdKey,
-  expiringSandboxes,
-  pruneChangeEvents,
-  readStreamHead,
-  usableKeyIds,
-} from '../store/repos/liveEvents.ts';
+import { eventIdKey, pruneChangeEvents, readStreamHead, usableKeyIds } from '../store/repos/liveEvents.ts';
 import { liveSessionIds } from '../store/repos/sessions.ts';
 import type { Database } from '../store/schema.ts';
 import { parseId } from '../validation.ts';
@@ -22,6 +16,7 @@ import { comparePositions, type Position } from './position.ts';
 import { LiveStream, type LiveSink, type ResumeFrom } from './stream.ts';
 import { EventTail } from './tail.ts';
 import type { LiveEvent } from './types.ts';
+import { WorkspaceExpiries } from './workspaceExpiries.ts';
 
 export const MAX_STREAMS_PER_KEY = 20;
 export const KEEP_ALIVE_MS = 15_000;
@@ -81,11 +76,10 @@ export function createLiveEventService(
   const perKey = new Map<string, Set<LiveStream>>();
   /** Streams by dashboard session, with the timer that ends them when the session expires. */
   const perSession = new Map<string, { streams: Set<LiveStream>; cancel: () => void }>();
-  /**
-   * For workspaces with a workspace stream open: the expiry watch of each of their sandboxes that will expire,
-   * loaded once when the first such stream opens, then kept by the sandbox.created/deleted events routed.
-   */
-  const workspaceExpiries = new Map<string, { loaded: Promise<void>; unwatch: Map<string, () => void> }>();
+  /** The sandboxes whose expiry the open workspace streams wait for. */
+  const workspaceExpiries = new WorkspaceExpiries(db, clock, expiry, (workspaceId, sandboxId) => {
+    for (const s of [...(byWorkspace.get(workspaceId) ?? [])]) s.sandboxExpired(sandboxId);
+  });
   let timers: NodeJS.Timeout[] = [];
   /** The service follows the tail while any stream is open. */
   let membership: { leave(): void } | undefined;
@@ -122,56 +116,7 @@ export function createLiveEventService(
   function route(event: LiveEvent, position: Position): void {
     for (const s of bySandbox.get(event.sandboxId) ?? []) if (s.wants(event)) s.accept(event, position);
     for (const s of byWorkspace.get(event.workspaceId) ?? []) s.accept(event, position);
-    const watched = workspaceExpiries.get(event.workspaceId);
-    if (watched === undefined) return;
-    if (event.type === 'sandbox.created' && event.data.expiresAt !== null) {
-      watchForWorkspace(event.workspaceId, event.sandboxId, event.data.expiresAt);
-    } else if (event.type === 'sandbox.deleted') {
-      watched.unwatch.get(event.sandboxId)?.();
-      watched.unwatch.delete(event.sandboxId);
-    }
-  }
-
-  /** Tells the workspace's streams when the sandbox expires. */
-  function watchForWorkspace(workspaceId: string, sandboxId: string, expiresAt: Date): void {
-    const watched = workspaceExpiries.get(workspaceId);
-    if (watched === undefined || watched.unwatch.has(sandboxId)) return;
-    const unwatch = expiry.watch(sandboxId, expiresAt, () => {
-      watched.unwatch.delete(sandboxId);
-      for (const s of [...(byWorkspace.get(workspaceId) ?? [])]) s.sandboxExpired(sandboxId);
-    });
-    watched.unwatch.set(sandboxId, unwatch);
-  }
-
-  /**
-   * Called once a workspace stream is registered: a sandbox created after this reads is routed to it as
-   * sandbox.created, one created before is in what this reads (both is harmless: the watch is kept once).
-   */
-  function watchWorkspace(workspaceId: string): Promise<void> {
-    let watched = workspaceExpiries.get(workspaceId);
-    if (watched === undefined) {
-      const unwatch = new Map<string, () => void>();
-      const loaded = expiringSandboxes(db, workspaceId, clock.now()).then(
-        (rows) => {
-          for (const row of rows) watchForWorkspace(workspaceId, row.id, row.expiresAt);
-        },
-        (err: unknown) => {
-          // The next stream of the workspace reads again.
-          if (workspaceExpiries.get(workspaceId) === watched) workspaceExpiries.delete(workspaceId);
-          throw err;
-        },
-      );
-      watched = { loaded, unwatch };
-      workspaceExpiries.set(workspaceId, watched);
-    }
-    return watched.loaded;
-  }
-
-  function unwatchWorkspace(workspaceId: string): void {
-    const watched = workspaceExpiries.get(workspaceId);
-    if (watched === undefined) return;
-    workspaceExpiries.delete(workspaceId);
-    for (const unwatch of watched.unwatch.values()) unwatch();
+    workspaceExpiries.routed(event);
   }
 
   function endSession(sessionId: string): void {
@@ -281,7 +226,7 @@ export function createLiveEventService(
         unwatch();
         if (sandboxId === undefined) {
           remove(byWorkspace, input.workspaceId, s);
-          if (!byWorkspace.has(input.workspaceId)) unwatchWorkspace(input.workspaceId);
+          if (!byWorkspace.has(input.workspaceId)) workspaceExpiries.unwatch(input.workspaceId);
         } else remove(bySandbox, sandboxId, s);
         if (input.keyId !== undefined) remove(perKey, input.keyId, s);
         if (session !== undefined) {
@@ -313,7 +258,7 @@ export function createLiveEventService(
         unwatch = expiry.watch(sandbox.id, sandbox.expiresAt, () => s.sandboxExpired(sandbox.id));
       } else {
         try {
-          await watchWorkspace(input.workspaceId);
+          await workspaceExpiries.watch(input.workspaceId);
         } catch (err) {
           s.close();
           throw err;
