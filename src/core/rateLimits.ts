@@ -68,7 +68,11 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>, 
   const l = config.limits;
   return {
     smtpMessagesPerIp: limiter('smtp-ip', l.smtpPerIp, 60, on, redis),
+    /** Authenticated submission per workspace: the workspace's own apps. */
     smtpMessagesPerWorkspace: limiter('smtp-ws', l.smtpPerWorkspace, 60, on, redis),
+    /** Anonymous inbound mail per workspace, counted apart: strangers who know an inbound address cannot
+     * spend the budget of the workspace's own apps on the submission port. */
+    smtpInboundPerWorkspace: limiter('smtp-inbound-ws', l.smtpInboundPerWorkspace, 60, on, redis),
     /** Failed SMTP AUTH per client address and username: 10 in 10 minutes, then AUTH as that username from
      * that address is refused until the window passes; other usernames from the address are not affected. */
     smtpAuthFailures: limiter('smtp-auth', 10, 600, on, redis),

@@ -23,6 +23,10 @@ export const replies = {
   tooManyAuthFailures: () => reply(421, '4.7.0', 'Too many failed logins; closing the connection'),
   authThrottled: (seconds: number) =>
     reply(421, '4.7.0', `Too many failed logins for this username from your address; retry in ${seconds} s`),
+  tooManyConnections: (limit: number) =>
+    reply(421, '4.7.0', `Too many connections from your address (at most ${limit} at once); retry later`),
+  tooManyRecipients: (limit: number) =>
+    reply(452, '4.5.3', `Too many recipients: at most ${limit} per message; send the rest in another`),
   rateLimited: (seconds: number) =>
     reply(421, '4.7.0', `Too many messages; nothing was kept, retry in ${seconds} s`),
   sandboxGone: () => reply(550, '5.7.1', 'The sandbox was deleted or has expired; nothing was kept'),

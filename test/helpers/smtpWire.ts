@@ -27,9 +27,10 @@ export class Wire {
     });
   }
 
-  static connect(port: number): Promise<Wire> {
+  /** `localAddress`: the client's own address (another loopback address, such as 127.0.0.2, is another client). */
+  static connect(port: number, localAddress?: string): Promise<Wire> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1');
+      const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
       socket.once('error', reject);
       socket.once('connect', () => {
         socket.off('error', reject);
@@ -39,8 +40,8 @@ export class Wire {
   }
 
   /** Connects and reads the 220 greeting. */
-  static async open(port: number): Promise<Wire> {
-    const wire = await Wire.connect(port);
+  static async open(port: number, localAddress?: string): Promise<Wire> {
+    const wire = await Wire.connect(port, localAddress);
     const greeting = await wire.read();
     assert.equal(greeting.code, 220, greeting.text);
     return wire;
@@ -145,8 +146,12 @@ export class Wire {
 export const plainAuth = (user: string, pass: string) => Buffer.from(`\0${user}\0${pass}`).toString('base64');
 
 /** greeting, EHLO, STARTTLS, EHLO, AUTH PLAIN with a sandbox's SMTP credentials: a session ready for MAIL. */
-export async function authedWire(port: number, sandbox: Record<string, any>): Promise<Wire> {
-  const wire = await Wire.open(port);
+export async function authedWire(
+  port: number,
+  sandbox: Record<string, any>,
+  localAddress?: string,
+): Promise<Wire> {
+  const wire = await Wire.open(port, localAddress);
   assert.equal((await wire.command('EHLO raw.test')).code, 250);
   await wire.startTls();
   assert.equal((await wire.command('EHLO raw.test')).code, 250);
