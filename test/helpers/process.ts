@@ -173,6 +173,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** CLI arguments; `['serve']` by default. */
   args?: string[];
+  /** A command that runs node in its place, e.g. `['prlimit', '--nofile=2500:2500']` (it must exec node). */
+  wrapper?: string[];
 }
 
 /** The environment a test server gets: a DATA_DIR, HOST 127.0.0.1 and four fresh ports. */
@@ -197,7 +199,9 @@ export async function serverEnv(
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? tempDir();
   const { env, ports } = await serverEnv(dataDir);
-  const child = spawn(NODE_BIN, [MAIN, ...(options.args ?? ['serve'])], {
+  const [wrapper, ...wrapperArgs] = options.wrapper ?? [];
+  const nodeArgs = [MAIN, ...(options.args ?? ['serve'])];
+  const child = spawn(wrapper ?? NODE_BIN, wrapper ? [...wrapperArgs, NODE_BIN, ...nodeArgs] : nodeArgs, {
     cwd: REPO_ROOT,
     env: { ...baseEnv(), ...env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
