@@ -31,6 +31,7 @@ describe('Redis stopped under load', () => {
         RATE_LIMIT_CAPTURE_PER_WORKSPACE: '100000',
         RATE_LIMIT_SMTP_PER_IP: '100000',
         RATE_LIMIT_SMTP_PER_WORKSPACE: '100000',
+        RATE_LIMIT_SMTP_INBOUND_PER_WORKSPACE: '100000',
         RATE_LIMIT_API_PER_KEY: String(API_PER_KEY),
       },
     });
