@@ -2,23 +2,32 @@
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { openEmbeddedDatabase, type StoreEvent } from './embeddedDatabase.ts';
 import { lockDataDir, type DirLock } from './lockFile.ts';
 import { migrateToLatest } from './migrate.ts';
-import { withPreparedStatements } from './pglitePrepared.ts';
-import { startPgliteStore } from './pgliteStart.ts';
 import { preparingPool } from './preparedPool.ts';
+
+export type { StoreEvent };
 
 export type StoreKind = 'pglite' | 'postgres';
 
 export interface Store {
   db: Kysely<Database>;
   kind: StoreKind;
+  /** Why the store refuses writes right now (the embedded store's disk is full, say); undefined while it takes them. */
+  refusingWrites(): string | undefined;
   close(): Promise<void>;
 }
 
 export type StoreOptions =
   // dataDir undefined: in memory (tests). templateFile: where fresh stores' template lives (default: pgliteStart.ts).
-  | { kind: 'pglite'; dataDir: string | undefined; templateFile?: string }
+  | {
+      kind: 'pglite';
+      dataDir: string | undefined;
+      templateFile?: string;
+      /** What the store has to say about its disk: a write it refuses and why, its recovery (embeddedDatabase.ts). */
+      onEvent?: (event: StoreEvent) => void;
+    }
   | {
       kind: 'postgres';
       url: string;
@@ -31,21 +40,26 @@ export type StoreOptions =
 // bigint columns (sizes) fit comfortably in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-async function openPglite(dataDir: string | undefined, templateFile: string | undefined): Promise<Store> {
+async function openPglite(
+  dataDir: string | undefined,
+  templateFile: string | undefined,
+  onEvent: ((event: StoreEvent) => void) | undefined,
+): Promise<Store> {
   let lock: DirLock | undefined;
   if (dataDir !== undefined) lock = await lockDataDir(dataDir);
   try {
-    const pglite = await startPgliteStore(
-      dataDir === undefined ? undefined : `${dataDir}/pgdata`,
-      templateFile,
-    );
-    const db = new Kysely<Database>({
-      dialect: new PGliteDialect({ pglite: withPreparedStatements(pglite) }),
-    });
-    await migrateToLatest(db as Kysely<unknown>);
+    const embedded = await openEmbeddedDatabase({ dataDir, templateFile, onEvent });
+    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: embedded.pglite }) });
+    try {
+      await migrateToLatest(db as Kysely<unknown>);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
     return {
       db,
       kind: 'pglite',
+      refusingWrites: () => embedded.refusing(),
       async close() {
         await db.destroy();
         lock?.release();
@@ -82,7 +96,8 @@ async function openPostgres(
     await db.destroy();
     throw err;
   }
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  // PostgreSQL refuses each write itself while its disk is full (SQLSTATE 53100, see unavailable.ts).
+  return { db, kind: 'postgres', refusingWrites: () => undefined, close: () => db.destroy() };
 }
 
 /** Closing twice is harmless: the server and its owner may both close the store on shutdown. */
@@ -94,7 +109,7 @@ function closeOnce(store: Store): Store {
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store =
     options.kind === 'pglite'
-      ? await openPglite(options.dataDir, options.templateFile)
+      ? await openPglite(options.dataDir, options.templateFile, options.onEvent)
       : await openPostgres(
           options.url,
           options.schema,
