@@ -140,16 +140,16 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     handle(req, res, expectsContinue).catch((err: unknown) => {
       const unavailable = isAppError(err) && err.code === 'unavailable';
       // The store's reason ("disk full in DATA_DIR", "the database is unreachable") goes into the log and reply.
-      const reason = unavailable ? (err.reason ?? 'the store is unavailable') : undefined;
-      if (unavailable) log.warn({ err: err.message, url: req.url }, `capture refused: ${reason}`);
+      if (unavailable)
+        log.warn({ err: err.message, url: req.url }, `capture refused: ${err.reason ?? 'the store failed'}`);
       else log.error({ err, url: req.url }, 'capture failed');
       if (res.headersSent) return void res.destroy();
       discardBody(req);
       refuse(
         res,
         'unavailable',
-        unavailable
-          ? `${capitalize(reason ?? '')}; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`
+        unavailable && err.reason !== undefined
+          ? `${capitalize(err.reason)}; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`
           : 'The request could not be recorded; nothing was kept. Retry later.',
         { 'Retry-After': String(unavailable ? (err.retryAfterSeconds ?? 5) : 5) },
       );

@@ -44,14 +44,14 @@ export const replies = {
 /** A core failure during a transaction: never a 5xx that would make the sender drop the mail for good. */
 export function fromCoreError(err: unknown): SmtpReplyError {
   if (isAppError(err) && err.code === 'rate_limited') return replies.rateLimited(err.retryAfterSeconds ?? 60);
-  if (isAppError(err) && err.code === 'unavailable')
-    return replies.storeRefused(err.reason ?? 'the mail store is unavailable', err.retryAfterSeconds ?? 5);
+  if (isAppError(err) && err.code === 'unavailable' && err.reason !== undefined)
+    return replies.storeRefused(err.reason, err.retryAfterSeconds ?? 5);
   return replies.storeFailed();
 }
 
 /** How a log line names a core failure that refused an SMTP command: the store's reason when it gave one. */
 export function refusalReason(err: unknown): string | undefined {
   return isAppError(err) && err.code === 'unavailable'
-    ? (err.reason ?? 'the store is unavailable')
+    ? (err.reason ?? 'the store failed')
     : undefined;
 }

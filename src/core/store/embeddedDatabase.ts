@@ -54,8 +54,6 @@ export interface EmbeddedStoreOptions {
 export interface EmbeddedDatabase {
   /** What kysely's PGlite dialect is given. */
   pglite: KyselyPGlite;
-  /** Undefined while writes are accepted; else why they are refused. */
-  refusing(): string | undefined;
 }
 
 interface Fault {
@@ -115,7 +113,23 @@ class Embedded implements EmbeddedDatabase {
 
   async start(): Promise<void> {
     const reserving = this.reserve?.ensure();
-    this.use(await startPgliteStore(this.pgdata, this.options.templateFile, this.watch));
+    const faultsBefore = this.diskFaults;
+    let started: PgliteHandle;
+    try {
+      started = await startPgliteStore(this.pgdata, this.options.templateFile, this.watch);
+    } catch (err) {
+      await reserving;
+      // A start after a crash recovers first, and that writes: on a full disk, the reserve is what it needs.
+      if (this.diskFaults === faultsBefore || !(await this.reserve?.release())) throw err;
+      this.emit('warn', 'the embedded store could not start on the full disk; it uses the space set aside', {
+        err: err instanceof Error ? err.message : String(err),
+      });
+      started = await startPgliteStore(this.pgdata, this.options.templateFile, this.watch);
+      this.use(started);
+      this.enterFault(this.lastDiskFault?.code, err);
+      return;
+    }
+    this.use(started);
     if (reserving !== undefined && !(await reserving)) {
       this.emit('warn', 'could not set aside space in DATA_DIR for recovering from a full disk', {
         reserveBytes: RESERVE_BYTES,
@@ -135,10 +149,6 @@ class Embedded implements EmbeddedDatabase {
 
   private free(): number | undefined {
     return this.options.dataDir === undefined ? undefined : freeBytes(this.options.dataDir);
-  }
-
-  refusing(): string | undefined {
-    return this.fault?.reason;
   }
 
   // ---- refusals ------------------------------------------------------------------------------------------

@@ -14,8 +14,6 @@ export type StoreKind = 'pglite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   kind: StoreKind;
-  /** Why the store refuses writes right now (the embedded store's disk is full, say); undefined while it takes them. */
-  refusingWrites(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -59,7 +57,6 @@ async function openPglite(
     return {
       db,
       kind: 'pglite',
-      refusingWrites: () => embedded.refusing(),
       async close() {
         await db.destroy();
         lock?.release();
@@ -96,8 +93,7 @@ async function openPostgres(
     await db.destroy();
     throw err;
   }
-  // PostgreSQL refuses each write itself while its disk is full (SQLSTATE 53100, see unavailable.ts).
-  return { db, kind: 'postgres', refusingWrites: () => undefined, close: () => db.destroy() };
+  return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
 /** Closing twice is harmless: the server and its owner may both close the store on shutdown. */

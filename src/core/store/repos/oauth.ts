@@ -2,6 +2,7 @@
 // token joins the grant's key and workspace, so a revoked key is seen on the same read.
 import { sql, type Kysely } from 'kysely';
 import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
+import { isDiskRefusal } from '../unavailable.ts';
 import { preparedLookup } from './prepared.ts';
 
 export interface OAuthClientRow {
@@ -308,19 +309,26 @@ export async function deleteGrant(db: Db, grantId: string, workspaceId?: string)
   return result.numDeletedRows > 0n;
 }
 
-/** last_used_at moves at most once a minute per grant: a write per MCP call would cost more than it says. */
+/**
+ * last_used_at moves at most once a minute per grant: a write per MCP call would cost more than it says. A full
+ * disk skips it, not the call it rides on.
+ */
 export async function touchGrant(db: Db, grantId: string, now: Date): Promise<void> {
-  await oauth(db)
-    .updateTable('oauth_grants')
-    .set({ last_used_at: now })
-    .where('id', '=', grantId)
-    .where((eb) =>
-      eb.or([
-        eb('last_used_at', 'is', null),
-        eb('last_used_at', '<', sql<Date>`${now}::timestamptz - interval '60 seconds'`),
-      ]),
-    )
-    .execute();
+  try {
+    await oauth(db)
+      .updateTable('oauth_grants')
+      .set({ last_used_at: now })
+      .where('id', '=', grantId)
+      .where((eb) =>
+        eb.or([
+          eb('last_used_at', 'is', null),
+          eb('last_used_at', '<', sql<Date>`${now}::timestamptz - interval '60 seconds'`),
+        ]),
+      )
+      .execute();
+  } catch (err) {
+    if (!isDiskRefusal(err)) throw err;
+  }
 }
 
 export interface GrantListRow {
