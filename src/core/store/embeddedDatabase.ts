@@ -156,14 +156,20 @@ class Embedded implements EmbeddedDatabase {
   private refusal(cause?: unknown): AppError {
     const fault = this.fault as Fault;
     const restarting = this.current === undefined;
-    return storeRefusal(
-      fault.reason,
-      restarting
-        ? 'the store is recovering and answers nothing until it has; nothing was changed.'
-        : 'the store refuses changes until there is room again; nothing was changed.',
-      restarting && fault.code === undefined ? STORE_RETRY_AFTER_SECONDS : DISK_RETRY_AFTER_SECONDS,
-      cause,
-    );
+    // Recovery takes seconds; a disk takes someone to free space (or fix it).
+    return restarting
+      ? storeRefusal(
+          fault.reason,
+          'the store is recovering and answers nothing until it has; nothing was changed.',
+          STORE_RETRY_AFTER_SECONDS,
+          cause,
+        )
+      : storeRefusal(
+          fault.reason,
+          'the store refuses changes until it can write again; nothing was changed.',
+          DISK_RETRY_AFTER_SECONDS,
+          cause,
+        );
   }
 
   /** Throws the refusal when `text` may not run now (any statement while recovering; writes while faulted). */
