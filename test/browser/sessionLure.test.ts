@@ -275,6 +275,10 @@ for (const store of STORES) {
       await tenant.page.getByRole('heading', { name: 'GET /lure' }).waitFor();
       await tenant.page.getByRole('table').first().waitFor();
       assert.ok(!(await tenant.page.content()).includes(token), 'the tenant’s view shows the token');
+      // ...and says what was removed, so the tenant does not think the sender sent fewer cookies.
+      await tenant.page
+        .getByText(/Removed before storing: the dashboard's session cookie \(sandtrap_session\)/)
+        .waitFor();
       await screenshot(tenant.page, 'session-lure-tenant-view');
       await tenant.context.close();
 
