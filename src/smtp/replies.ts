@@ -51,7 +51,5 @@ export function fromCoreError(err: unknown): SmtpReplyError {
 
 /** How a log line names a core failure that refused an SMTP command: the store's reason when it gave one. */
 export function refusalReason(err: unknown): string | undefined {
-  return isAppError(err) && err.code === 'unavailable'
-    ? (err.reason ?? 'the store failed')
-    : undefined;
+  return isAppError(err) && err.code === 'unavailable' ? (err.reason ?? 'the store failed') : undefined;
 }
