@@ -74,6 +74,7 @@ const envSchema = z.object({
   RATE_LIMIT_CAPTURE_PER_WORKSPACE: z.coerce.number().int().min(1).default(3000),
   RATE_LIMIT_API_PER_KEY: z.coerce.number().int().min(1).default(300),
   RATE_LIMIT_API_PER_IP: z.coerce.number().int().min(1).default(900),
+  OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   REDIS_URL: optionalString.pipe(
     z
       .string()
@@ -111,7 +112,7 @@ export interface Config {
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
   rateLimits: boolean;
-  /** Per 60 s window; all lifted when rateLimits is false. */
+  /** Per 60 s window unless named otherwise; all lifted when rateLimits is false. */
   limits: {
     smtpPerIp: number;
     smtpPerWorkspace: number;
@@ -119,6 +120,8 @@ export interface Config {
     capturePerWorkspace: number;
     apiPerKey: number;
     apiPerIp: number;
+    /** Anonymous OAuth client registrations per client address per hour. */
+    oauthRegistrationsPerHour: number;
   };
   /** Shared rate-limit counters for several processes; unset = in memory. */
   redisUrl: string | undefined;
@@ -192,6 +195,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       capturePerWorkspace: e.RATE_LIMIT_CAPTURE_PER_WORKSPACE,
       apiPerKey: e.RATE_LIMIT_API_PER_KEY,
       apiPerIp: e.RATE_LIMIT_API_PER_IP,
+      oauthRegistrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR,
     }),
     redisUrl: e.REDIS_URL,
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
