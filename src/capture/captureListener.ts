@@ -1,6 +1,6 @@
 // The HTTP capture listener: any method, path and body sent to a sandbox is recorded exactly as received
 // (raw header list, raw bytes) and answered by its mock rules, after the record is committed. It serves
-// nothing else and never sets a cookie of its own.
+// nothing else, never sets a cookie of its own, and the dashboard's session cookie never gets past core.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import proxyaddr from 'proxy-addr';
@@ -18,6 +18,7 @@ function refuse(res: ServerResponse, slug: ProblemSlug, detail: string, extra: R
   res.writeHead(body.status, {
     'Content-Type': 'application/problem+json',
     'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': 'sandbox',
     ...extra,
   });
   res.end(JSON.stringify(body));
@@ -134,20 +135,22 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     (req, res) => serve(req, res, false),
   );
   server.on('checkContinue', (req, res) => serve(req, res, true));
+  const capitalize = (phrase: string) => phrase.charAt(0).toUpperCase() + phrase.slice(1);
 
   function serve(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
     handle(req, res, expectsContinue).catch((err: unknown) => {
       const unavailable = isAppError(err) && err.code === 'unavailable';
+      // The store's reason ("disk full in DATA_DIR", "the database is unreachable") goes into the log and reply.
       if (unavailable)
-        log.warn({ err: err.message, url: req.url }, 'capture refused: the store is unreachable');
+        log.warn({ err: err.message, url: req.url }, `capture refused: ${err.reason ?? 'the store failed'}`);
       else log.error({ err, url: req.url }, 'capture failed');
       if (res.headersSent) return void res.destroy();
       discardBody(req);
       refuse(
         res,
         'unavailable',
-        unavailable
-          ? `The database is unreachable; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`
+        unavailable && err.reason !== undefined
+          ? `${capitalize(err.reason)}; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`
           : 'The request could not be recorded; nothing was kept. Retry later.',
         { 'Retry-After': String(unavailable ? (err.retryAfterSeconds ?? 5) : 5) },
       );

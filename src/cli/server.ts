@@ -32,7 +32,11 @@ export interface RunningServer {
 
 export function storeFor(config: Readonly<Config>, logger?: Logger): Promise<Store> {
   return config.databaseUrl === undefined
-    ? openStore({ kind: 'pglite', dataDir: config.dataDir })
+    ? openStore({
+        kind: 'pglite',
+        dataDir: config.dataDir,
+        onEvent: (event) => logger?.[event.level](event.fields, event.message),
+      })
     : openStore({
         kind: 'postgres',
         url: config.databaseUrl,

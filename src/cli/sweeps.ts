@@ -1,5 +1,6 @@
-// The periodic work of a running server: sweeps (expired sandboxes, old captures) with the embedded store's
-// VACUUM/ANALYZE at each tick, and between ticks the check for tables that outgrew their statistics.
+// The periodic work of a running server: sweeps (expired sandboxes, old captures, unused OAuth clients) with the
+// embedded store's VACUUM/ANALYZE at each tick, and between ticks the check for tables that outgrew their
+// statistics.
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.ts';
 import type { MaintenanceResult } from '../core/store/maintenance.ts';
@@ -17,13 +18,17 @@ export interface Sweeps {
  * statistics every `grownCheckMs` (GROWN_CHECK_MS); one maintenance at a time, whichever started it.
  */
 export function startSweeps(
-  core: Pick<Core, 'sweep' | 'maintainStore' | 'analyzeGrownTables'>,
+  core: Pick<Core, 'sweep' | 'maintainStore' | 'analyzeGrownTables'> & {
+    oauth: Pick<Core['oauth'], 'sweepClients'>;
+  },
   logger: Logger,
   options: { intervalSeconds: number; grownCheckMs?: number },
 ): Sweeps {
   let stopped = false;
   let sweeping: Promise<void> | undefined;
   let maintaining: Promise<void> | undefined;
+  /** The client count last logged: a sweep that changed nothing logs at debug only. */
+  let loggedClients: number | undefined;
   const maintain = async (run: () => Promise<MaintenanceResult>, done: string) => {
     try {
       const started = performance.now();
@@ -51,6 +56,18 @@ export function startSweeps(
       }
     } catch (err) {
       logger.warn({ err }, 'sweep failed; it runs again at the next interval');
+    }
+    try {
+      // Anyone may register a client: how many there are and what they hold is logged as it changes.
+      const clients = await core.oauth.sweepClients();
+      if (clients !== undefined) {
+        const changed =
+          clients.prunedNeverAuthorized + clients.prunedUnused > 0 || clients.clients !== loggedClients;
+        logger[changed ? 'info' : 'debug']({ oauthClients: clients }, 'OAuth clients swept');
+        loggedClients = clients.clients;
+      }
+    } catch (err) {
+      logger.warn({ err }, 'OAuth client sweep failed; it runs again at the next interval');
     }
     // A grown check in progress finishes first; a stop meanwhile leaves the maintenance for the next start.
     await maintaining;

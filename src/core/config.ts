@@ -80,6 +80,7 @@ const envSchema = z.object({
   SMTP_SOCKET_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
   API_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).default(200),
   FD_RESERVE: z.coerce.number().int().min(0).default(2_000),
+  OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   REDIS_URL: optionalString.pipe(
     z
       .string()
@@ -117,7 +118,7 @@ export interface Config {
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
   rateLimits: boolean;
-  /** Per 60 s window; all lifted when rateLimits is false. */
+  /** Per 60 s window unless named otherwise; all lifted when rateLimits is false. */
   limits: {
     smtpPerIp: number;
     smtpPerWorkspace: number;
@@ -129,6 +130,8 @@ export interface Config {
     capturePerWorkspace: number;
     apiPerKey: number;
     apiPerIp: number;
+    /** Anonymous OAuth client registrations per client address per hour. */
+    oauthRegistrationsPerHour: number;
   };
   /** Concurrent connections from one address, per listener; lifted (with the rate limits) by RATE_LIMITS=off. */
   connectionsPerIp: { smtp: number; api: number };
@@ -210,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       capturePerWorkspace: e.RATE_LIMIT_CAPTURE_PER_WORKSPACE,
       apiPerKey: e.RATE_LIMIT_API_PER_KEY,
       apiPerIp: e.RATE_LIMIT_API_PER_IP,
+      oauthRegistrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR,
     }),
     connectionsPerIp: Object.freeze({
       smtp: e.RATE_LIMITS === 'on' ? e.SMTP_MAX_CONNECTIONS_PER_IP : Infinity,

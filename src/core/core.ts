@@ -68,6 +68,8 @@ export function createCore({
       resource: () => `${endpoints.dashboardBaseUrl.replace(/\/$/, '')}/mcp`,
     },
     fetcher: createClientMetadataFetcher({ allowPrivate: config.oauthAllowPrivateClientUrls, clock }),
+    registrations: limits.oauthRegistrations,
+    useAdvisoryLock: store.kind === 'postgres',
   });
   return {
     config,

@@ -1,4 +1,4 @@
-// Ingress rate limits (fixed 60 s windows) with rate-limiter-flexible. Over the limit is a returned "no"
+// Ingress rate limits (fixed windows, mostly 60 s) with rate-limiter-flexible. Over the limit is a returned "no"
 // with the seconds to wait, never an exception. RATE_LIMITS=off disables them all.
 import {
   RateLimiterMemory,
@@ -15,12 +15,14 @@ export interface Limiter {
   consume(key: string): Promise<LimitResult>;
   /** Whether `key` is already over the limit, without counting. */
   check(key: string): Promise<LimitResult>;
+  /** Gives back one event counted for `key` (it turned out not to count). */
+  refund(key: string): Promise<void>;
 }
 
 export const OAUTH_TOKEN_FAILURES = 10;
 
 const OK: LimitResult = { ok: true };
-const unlimited: Limiter = { consume: async () => OK, check: async () => OK };
+const unlimited: Limiter = { consume: async () => OK, check: async () => OK, refund: async () => {} };
 
 function limiter(
   name: string,
@@ -59,6 +61,9 @@ function limiter(
       const res = await impl.get(key);
       return res !== null && res.consumedPoints >= points ? refused(res) : OK;
     },
+    async refund(key) {
+      await impl.reward(key, 1);
+    },
   };
 }
 
@@ -80,6 +85,8 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>, 
     capturePerWorkspace: limiter('capture-ws', l.capturePerWorkspace, 60, on, redis),
     /** Failed OAuth token requests per client and address: 10 in 60 s, then 429 until the window passes. */
     oauthTokenFailures: limiter('oauth-token-fail', OAUTH_TOKEN_FAILURES, 60, on, redis),
+    /** Anonymous client registrations per client address: OAUTH_REGISTRATIONS_PER_HOUR in an hour, then 429. */
+    oauthRegistrations: limiter('oauth-register', l.oauthRegistrationsPerHour, 3_600, on, redis),
   };
 }
 

@@ -5,12 +5,11 @@
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import type { Core } from '../core/core.ts';
-import { isAppError } from '../core/errors.ts';
 import type { MailDelivery } from '../core/mail/ingest.ts';
 import type { MailTarget } from '../core/mail/smtpAccess.ts';
 import { createConnectionGuard } from './connectionGuard.ts';
 import { readData } from './readData.ts';
-import { fromCoreError, replies, type SmtpReplyError } from './replies.ts';
+import { fromCoreError, refusalReason, replies, type SmtpReplyError } from './replies.ts';
 import type { TlsCredentials } from './tlsCredentials.ts';
 
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -130,9 +129,10 @@ export function createCaptureSmtpServer({
         deliveries: deliveries(session),
       });
     } catch (err) {
-      if (isAppError(err) && err.code === 'unavailable') {
-        log.warn({ err: err.message, session: session.id }, 'message refused: the store is unreachable');
-      } else log.error({ err, session: session.id }, 'storing a message failed');
+      const reason = refusalReason(err);
+      if (reason !== undefined)
+        log.warn({ err: (err as Error).message, session: session.id }, `message refused: ${reason}`);
+      else log.error({ err, session: session.id }, 'storing a message failed');
       throw fromCoreError(err);
     }
     if (result.stored.length === 0) throw replies.sandboxGone();
@@ -172,9 +172,10 @@ export function createCaptureSmtpServer({
         (err: unknown) => {
           guard.done(session, false);
           if ((err as SmtpReplyError).responseCode === undefined) {
-            if (isAppError(err) && err.code === 'unavailable') {
-              log.warn({ err: err.message }, 'SMTP command refused: the store is unreachable');
-            } else log.error({ err }, 'SMTP handler failed');
+            const reason = refusalReason(err);
+            if (reason !== undefined)
+              log.warn({ err: (err as Error).message }, `SMTP command refused: ${reason}`);
+            else log.error({ err }, 'SMTP handler failed');
             return done(fromCoreError(err));
           }
           done(err as SmtpReplyError);

@@ -34,6 +34,7 @@ function recordingCore(maintainMs: number, sweepMs = 0) {
       },
       maintainStore: () => maintain('full'),
       analyzeGrownTables: () => maintain('grown'),
+      oauth: { sweepClients: async () => undefined },
     },
   };
 }

@@ -1,4 +1,5 @@
-// GroupCommit alone: batching by turn and in-flight wait, maxItems/maxBytes, concurrency, per-item retry.
+// GroupCommit alone: batching by turn and in-flight wait, maxItems/maxBytes, concurrency, per-item retry (none
+// when the store refuses the whole batch).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GroupCommit, type GroupCommitOptions } from '../../src/core/store/groupCommit.ts';
@@ -232,6 +233,25 @@ describe('GroupCommit', () => {
     }, defaults);
     assert.deepEqual(await Promise.all(['x', 'y'].map((i) => gc.submit(i))), ['x:ok', 'y:ok']);
     assert.deepEqual(batches, [['x', 'y'], ['x'], ['y']]);
+  });
+
+  it('a batch the store refuses as a whole (failsEveryItem: a full disk) rejects every item, none retried', async () => {
+    const full = new Error('disk full');
+    const batches: string[][] = [];
+    const gc = new GroupCommit<string, string>(
+      async (items) => {
+        batches.push([...items]);
+        throw full;
+      },
+      { ...defaults, failsEveryItem: (err) => err === full },
+    );
+    const settled = await Promise.allSettled(['a', 'b', 'c'].map((i) => gc.submit(i)));
+    assert.deepEqual(batches, [['a', 'b', 'c']]);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'rejected' ? s.reason : s.value)),
+      [full, full, full],
+    );
+    assert.equal(gc.pending(), 0);
   });
 
   it('a lone item whose write throws rejects with that error and is not retried', async () => {

@@ -2,11 +2,12 @@
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { openEmbeddedDatabase, type StoreEvent } from './embeddedDatabase.ts';
 import { lockDataDir, type DirLock } from './lockFile.ts';
 import { migrateToLatest } from './migrate.ts';
-import { withPreparedStatements } from './pglitePrepared.ts';
-import { startPgliteStore } from './pgliteStart.ts';
 import { preparingPool } from './preparedPool.ts';
+
+export type { StoreEvent };
 
 export type StoreKind = 'pglite' | 'postgres';
 
@@ -18,7 +19,13 @@ export interface Store {
 
 export type StoreOptions =
   // dataDir undefined: in memory (tests). templateFile: where fresh stores' template lives (default: pgliteStart.ts).
-  | { kind: 'pglite'; dataDir: string | undefined; templateFile?: string }
+  | {
+      kind: 'pglite';
+      dataDir: string | undefined;
+      templateFile?: string;
+      /** What the store has to say about its disk: a write it refuses and why, its recovery (embeddedDatabase.ts). */
+      onEvent?: (event: StoreEvent) => void;
+    }
   | {
       kind: 'postgres';
       url: string;
@@ -31,18 +38,22 @@ export type StoreOptions =
 // bigint columns (sizes) fit comfortably in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-async function openPglite(dataDir: string | undefined, templateFile: string | undefined): Promise<Store> {
+async function openPglite(
+  dataDir: string | undefined,
+  templateFile: string | undefined,
+  onEvent: ((event: StoreEvent) => void) | undefined,
+): Promise<Store> {
   let lock: DirLock | undefined;
   if (dataDir !== undefined) lock = await lockDataDir(dataDir);
   try {
-    const pglite = await startPgliteStore(
-      dataDir === undefined ? undefined : `${dataDir}/pgdata`,
-      templateFile,
-    );
-    const db = new Kysely<Database>({
-      dialect: new PGliteDialect({ pglite: withPreparedStatements(pglite) }),
-    });
-    await migrateToLatest(db as Kysely<unknown>);
+    const embedded = await openEmbeddedDatabase({ dataDir, templateFile, onEvent });
+    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: embedded.pglite }) });
+    try {
+      await migrateToLatest(db as Kysely<unknown>);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
     return {
       db,
       kind: 'pglite',
@@ -94,7 +105,7 @@ function closeOnce(store: Store): Store {
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store =
     options.kind === 'pglite'
-      ? await openPglite(options.dataDir, options.templateFile)
+      ? await openPglite(options.dataDir, options.templateFile, options.onEvent)
       : await openPostgres(
           options.url,
           options.schema,
