@@ -1,11 +1,15 @@
 // Wait benchmarks (design section 9): wake-up latency from a committed arrival to the wait's response,
-// in one process (embedded store) and across two processes (PostgreSQL, with --pg), and 10,000 open waits.
+// in one process (embedded store) and across two processes (PostgreSQL, with --pg), 10,000 open waits, and
+// how long the server leaves /healthz unanswered while a burst of 2,000 new waits comes in.
+// `--only=burst` runs the burst rows alone.
+import { Worker } from 'node:worker_threads';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { freshDatabase } from './lib/pg.ts';
 import { settled, SETTLE_MS, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
 import { latencyRows, report, type Row } from './lib/report.ts';
 
 const usePg = process.argv.includes('--pg');
+const burstOnly = process.argv.includes('--only=burst');
 
 async function api(server: BenchServer, path: string, init: RequestInit = {}): Promise<any> {
   const res = await fetch(`${server.apiUrl}/api/v1${path}`, {
@@ -89,7 +93,124 @@ async function openWaits(
   return { rss, baseline, openedMs, releaseMs };
 }
 
+/**
+ * Probes GET /healthz one request after another from a worker thread (the bench's own event loop is busy
+ * sending the burst) until told to stop, 10 ms apart (so the server stays quiet enough for `settled`); each
+ * probe's start and end, on a clock shared across threads.
+ */
+function healthProbes(apiUrl: string) {
+  const worker = new Worker(
+    `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const http = require('node:http');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const clock = () => performance.timeOrigin + performance.now();
+    const probes = [];
+    let stopping = false;
+    parentPort.on('message', () => { stopping = true; });
+    const probe = () => new Promise((resolve) => {
+      const start = clock();
+      const req = http.get(workerData.url, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ start, end: clock(), status: res.statusCode }));
+      });
+      req.on('error', () => resolve({ start, end: clock(), status: 0 }));
+    });
+    (async () => {
+      while (!stopping) {
+        probes.push(await probe());
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      agent.destroy();
+      parentPort.postMessage(probes);
+    })();
+    `,
+    { eval: true, workerData: { url: `${apiUrl}/healthz` } },
+  );
+  const result = new Promise<Array<{ start: number; end: number; status: number }>>((resolve) =>
+    worker.once('message', resolve),
+  );
+  return {
+    async stop() {
+      worker.postMessage('stop');
+      const probes = await result;
+      await worker.terminate();
+      return probes;
+    },
+  };
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+/**
+ * Opens `count` waits at once (no pause between sends) while /healthz is probed from another thread: the
+ * longest probe that overlapped the burst is how long the server answered nobody. Then one arrival releases
+ * them, and every wait must answer 200. `plain`: the same burst of plain GETs, for comparison.
+ */
+async function burst(
+  server: BenchServer,
+  count: number,
+  kind: 'waits' | 'plain',
+): Promise<{ longestMs: number; admittedMs: number; refused: number }> {
+  const sandbox = await api(server, '/sandboxes', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'burst' }),
+  });
+  const keys: string[] = [];
+  for (let i = 0; i < Math.ceil(count / 50); i++) {
+    keys.push(
+      (await api(server, '/keys', { method: 'POST', body: JSON.stringify({ label: `burst-${i}` }) })).key,
+    );
+  }
+  const marker = `/release-${kind}`;
+  const url =
+    kind === 'waits'
+      ? `${server.apiUrl}/api/v1/sandboxes/${sandbox.id}/requests/wait?pathContains=${marker}&timeoutSeconds=120`
+      : `${server.apiUrl}/api/v1/sandboxes/${sandbox.id}/requests?limit=1`;
+  const agent = new Agent({ connections: count + 10, keepAliveTimeout: 60_000, pipelining: 0 });
+  const probes = healthProbes(server.apiUrl);
+  await new Promise((r) => setTimeout(r, 200));
+  const from = now();
+  const answers: Array<Promise<number>> = [];
+  for (let i = 0; i < count; i++) {
+    answers.push(
+      undiciFetch(url, {
+        headers: { authorization: `Bearer ${keys[Math.floor(i / 50)]}` },
+        dispatcher: agent,
+      }).then(async (res) => {
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+  }
+  if (kind === 'waits') await settled(server.child.pid, 500);
+  else await Promise.all(answers);
+  const admitted = now();
+  const seen = await probes.stop();
+  if (kind === 'waits') {
+    await fetch(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}${marker}`, { method: 'POST' });
+  }
+  const statuses = await Promise.all(answers);
+  const refused = statuses.filter((s) => s !== 200).length;
+  await agent.close();
+  const during = seen.filter((p) => p.end >= from && p.start <= admitted);
+  if (during.some((p) => p.status !== 200)) throw new Error('a /healthz probe failed during the burst');
+  const longestMs = Math.max(0, ...during.map((p) => p.end - p.start));
+  return { longestMs, admittedMs: admitted - from - (kind === 'waits' ? 500 : 0), refused };
+}
+
 const rows: Row[] = [];
+
+function burstRow(store: string, kind: 'waits' | 'plain', b: Awaited<ReturnType<typeof burst>>): void {
+  rows.push({
+    workload: `burst of 2,000 new ${kind === 'waits' ? 'waits' : 'plain GETs'}, longest /healthz gap (${store})`,
+    target: '< 100 ms',
+    measured:
+      `${b.longestMs.toFixed(0)} ms; all ${kind === 'waits' ? 'admitted' : 'answered'} in ${b.admittedMs.toFixed(0)} ms` +
+      (b.refused === 0 ? '' : `; ${b.refused} of 2,000 not answered 200`),
+    met: b.longestMs < 100 && b.refused === 0,
+  });
+}
 
 /** The p50 row (against its target) and the p99 row of one wake-up measurement, sorted samples in ms. */
 function wakeRows(where: string, sorted: number[], targetMs: number): void {
@@ -108,9 +229,13 @@ function openWaitsRow(store: string, open: Awaited<ReturnType<typeof openWaits>>
 
 const single = await startSandtrap();
 try {
-  const s = await wakeLatency(single, single, 200);
-  wakeRows('one process (embedded)', s, 5);
-  openWaitsRow('embedded', await openWaits(single, 10_000));
+  if (!burstOnly) {
+    const s = await wakeLatency(single, single, 200);
+    wakeRows('one process (embedded)', s, 5);
+    openWaitsRow('embedded', await openWaits(single, 10_000));
+  }
+  burstRow('embedded', 'waits', await burst(single, 2_000, 'waits'));
+  burstRow('embedded', 'plain', await burst(single, 2_000, 'plain'));
 } finally {
   await single.stop();
 }
@@ -120,9 +245,13 @@ if (usePg) {
   const a = await startSandtrap({ DATABASE_URL: fresh.url });
   const b = await startSandtrap({ DATABASE_URL: fresh.url }, a.key);
   try {
-    const s = await wakeLatency(a, b, 200);
-    wakeRows('two processes (PostgreSQL)', s, 50);
-    openWaitsRow('PostgreSQL', await openWaits(a, 10_000));
+    if (!burstOnly) {
+      const s = await wakeLatency(a, b, 200);
+      wakeRows('two processes (PostgreSQL)', s, 50);
+      openWaitsRow('PostgreSQL', await openWaits(a, 10_000));
+    }
+    burstRow('PostgreSQL', 'waits', await burst(a, 2_000, 'waits'));
+    burstRow('PostgreSQL', 'plain', await burst(a, 2_000, 'plain'));
   } finally {
     await Promise.all([a.stop(), b.stop()]);
     await fresh.drop();

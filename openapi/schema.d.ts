@@ -251,7 +251,9 @@ export interface paths {
          * Wait for a matching message
          * @description Long-poll. If a matching message is already captured it is returned at once (the newest one
          *     when several match); otherwise the first matching arrival is returned. On timeout the answer
-         *     is 204 with no body. Filters combine with AND. Counts once against the rate limit.
+         *     is 204 with no body. Filters combine with AND. Counts once against the rate limit. A wait on an
+         *     ephemeral sandbox that expires while it is open answers 404 at that moment, with a `detail`
+         *     saying it expired (as a new call then would).
          */
         get: operations["waitForMessage"];
         put?: never;
@@ -412,7 +414,9 @@ export interface paths {
          * Wait for a matching HTTP request
          * @description Long-poll. If a matching request is already captured it is returned at once (the newest one
          *     when several match); otherwise the first matching arrival is returned. On timeout the answer
-         *     is 204 with no body. Filters combine with AND. Counts once against the rate limit.
+         *     is 204 with no body. Filters combine with AND. Counts once against the rate limit. A wait on an
+         *     ephemeral sandbox that expires while it is open answers 404 at that moment, with a `detail`
+         *     saying it expired (as a new call then would).
          */
         get: operations["waitForRequest"];
         put?: never;
@@ -519,7 +523,8 @@ export interface paths {
          *     commit order per sandbox: the events of `/sandboxes/{sandboxId}/events` for every sandbox, plus
          *     `sandbox.created`. See the `LiveEvent` schema for each event's name and data.
          *
-         *     Every event has an `id:`. Reconnect with that id in the `Last-Event-ID` header (EventSource does
+         *     Every event has an `id:`, an opaque string (it reveals nothing, not even how much happened
+         *     elsewhere between two events). Reconnect with that id in the `Last-Event-ID` header (EventSource does
          *     this by itself) or the `lastEventId` query parameter: the events committed after it are replayed
          *     from the store, none twice and none lost, across restarts and across processes. A new stream
          *     without an id starts with a frame carrying only `id:`, so even a stream that saw no event yet can
@@ -530,7 +535,11 @@ export interface paths {
          *
          *     A client that stops reading is sent `reset` and disconnected once 256 KiB wait unread. A stream
          *     counts once against the rate limit, when it opens; at most 20 streams may be open per key
-         *     (more: 429). Streams of a key revoked while they are open end within a minute.
+         *     (more: 429). Streams of a key revoked while they are open end within a minute; streams opened
+         *     with a dashboard session end when it signs out or expires.
+         *
+         *     When an ephemeral sandbox expires, `sandbox.deleted` with `reason: "expired"` is sent at that
+         *     moment (a sandbox's own stream then ends).
          */
         get: operations["streamWorkspaceEvents"];
         put?: never;
@@ -556,8 +565,9 @@ export interface paths {
          * @description A `text/event-stream` of the sandbox's committed arrivals and changes, in commit order:
          *     `message.received`, `message.updated`, `message.deleted`, `messages.cleared`,
          *     `request.received`, `request.updated`, `request.deleted`, `requests.cleared`,
-         *     `sandbox.updated` and `sandbox.deleted` (after which the stream ends). Resume, `reset`,
-         *     keep-alives and limits as for `GET /events`.
+         *     `sandbox.updated` and `sandbox.deleted` (after which the stream ends; sent with
+         *     `reason: "expired"` the moment an ephemeral sandbox expires). Resume, `reset`, keep-alives and
+         *     limits as for `GET /events`.
          */
         get: operations["streamSandboxEvents"];
         put?: never;
@@ -1360,6 +1370,12 @@ export interface components {
             id: string;
             /** Format: uuid */
             sandboxId: string;
+            /**
+             * @description On `sandbox.deleted` sent at the moment an ephemeral sandbox expires (before any sweep removes
+             *     it): `expired`. The sweep's own deletion of it later is not sent again on the same connection.
+             * @enum {string}
+             */
+            reason?: "expired";
         };
         /** @description The sandbox's messages (or requests) were all deleted. */
         LiveCleared: {
@@ -1610,9 +1626,9 @@ export interface components {
                 /**
                  * @example retry: 3000
                  *
-                 *     id: 1234.567
+                 *     id: q7NHlVq9q0dWJ0tYd3sVbA
                  *
-                 *     id: 1240.571
+                 *     id: 3xMbVvQ3wW2d9T0yqJXk9g
                  *     event: message.received
                  *     data: {"id":"5b0e7c43-0c5e-4f6f-9a4b-7a1c1b2d3e4f","sandboxId":"0b9c3c1e-6f1e-4d43-9a3c-1c1f0f7d2a11","from":"app@example.com","to":["user@example.com"],"subject":"Your code","preview":"Your code is 123456","isRead":false,"attachmentCount":0,"receivedAt":"2026-01-01T12:00:00.000Z","sizeBytes":812,"capturedFor":["user@example.com"]}
                  *

@@ -28,6 +28,8 @@ export interface Principal {
   keyId: string;
   keyPrefix: string;
   label: string;
+  /** Set when the key stands behind a dashboard session: what is opened with it ends with the session. */
+  session?: { id: string; expiresAt: Date } | undefined;
 }
 
 /** Who a key acts for: the same whether it was presented itself or stands behind a dashboard session. */
@@ -130,6 +132,11 @@ function toView(row: ApiKeyRow, now: Date): ApiKeyView {
 }
 
 export function createApiKeyService(db: Kysely<Database>, clock: Clock) {
+  /**
+   * When this process last wrote each key's lastUsedAt: requests of one key that arrive together (a burst of
+   * waits) all read the old value, and without this each would write it.
+   */
+  const touched = new Map<string, number>();
   return {
     async authenticate(presented: string | undefined, ip: string | null): Promise<AuthResult> {
       if (presented === undefined || presented === '') return { ok: false, reason: 'missing' };
@@ -142,7 +149,11 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock) {
       const now = clock.now();
       if (key.revoked_at !== null) return { ok: false, reason: 'revoked' };
       if (isExpired(key, now)) return { ok: false, reason: 'expired' };
-      if (key.last_used_at === null || now.getTime() - key.last_used_at.getTime() >= TOUCH_INTERVAL_MS) {
+      const lastUsed = Math.max(key.last_used_at?.getTime() ?? -Infinity, touched.get(key.id) ?? -Infinity);
+      if (now.getTime() - lastUsed >= TOUCH_INTERVAL_MS) {
+        // A process sees few keys; the map is cleared now and then rather than kept in order.
+        if (touched.size >= 10_000) touched.clear();
+        touched.set(key.id, now.getTime());
         await touchApiKey(db, key.id, now, ip);
       }
       return { ok: true, principal: principalOf(workspace, key) };

@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { EventBus } from './events.ts';
 import { createCaptureService } from './http/capture.ts';
 import { createLiveEventService } from './liveEvents/service.ts';
+import { createExpiryWatch } from './sandboxExpiry.ts';
 import { createMailIngest } from './mail/ingest.ts';
 import { createMessageParser } from './mail/parsePool.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
@@ -55,7 +56,9 @@ export function createCore({
     capturePublicUrl: config.capturePublicUrl,
     dashboardBaseUrl: config.dashboardBaseUrl,
   };
-  const liveEvents = createLiveEventService(db, clock, bus, { recheckMs: waitRecheckMs });
+  // One timer per expiring sandbox, shared by the waits and streams open on it.
+  const expiry = createExpiryWatch(clock);
+  const liveEvents = createLiveEventService(db, clock, bus, expiry, { recheckMs: waitRecheckMs });
   const sweep = createSweeper(db, clock, bus, {
     retentionDays: config.retentionDays,
     useAdvisoryLock: store.kind === 'postgres',
@@ -78,7 +81,7 @@ export function createCore({
     bus,
     workspaces: createWorkspaceService(db, clock),
     apiKeys,
-    sessions: createSessionService(db, clock, apiKeys),
+    sessions: createSessionService(db, clock, apiKeys, bus),
     endpoints,
     sandboxes: createSandboxService(db, clock, endpoints, bus),
     messages: createMessageService(db, clock, bus),
@@ -92,7 +95,7 @@ export function createCore({
     smtpAccess: createSmtpAccess(db, clock, bus, config.captureDomain),
     limits,
     capture: createCaptureService(db, clock, limits, bus, writers.requests),
-    waits: createWaitService(db, clock, bus, { recheckMs: waitRecheckMs }),
+    waits: createWaitService(db, clock, bus, expiry, { recheckMs: waitRecheckMs }),
     /** VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. */
     maintainStore: (): Promise<MaintenanceResult> =>
       store.kind === 'pglite' ? maintainTables(db) : Promise.resolve({ analyzed: [], vacuumed: [] }),

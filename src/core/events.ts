@@ -1,5 +1,6 @@
-// Change events: "an item was committed in sandbox S", "sandbox S is gone" and "a change of sandbox S was
-// journaled" (read flags, deletions, clears: the live streams read on). In one process an in-memory
+// Change events: "an item was committed in sandbox S", "sandbox S is gone", "a change of sandbox S was
+// journaled" (read flags, deletions, clears: the live streams read on) and "dashboard session X was signed
+// out" (its event streams end, on every process). In one process an in-memory
 // bus; with PostgreSQL also LISTEN/NOTIFY on one dedicated connection per process, carrying only ids, so a
 // wait in one process wakes when another process commits.
 import { randomUUID } from 'node:crypto';
@@ -8,7 +9,11 @@ export type ChangeEvent =
   | { kind: 'message' | 'request'; sandboxId: string; id: string }
   /** `id`: the message, request or sandbox changed. */
   | { kind: 'changed'; sandboxId: string; id: string }
-  | { kind: 'sandbox_deleted'; sandboxId: string };
+  | { kind: 'sandbox_deleted'; sandboxId: string }
+  | { kind: 'session_ended'; sessionId: string };
+
+/** The events of one sandbox (what `subscribe` hands out). */
+export type SandboxEvent = Exclude<ChangeEvent, { kind: 'session_ended' }>;
 
 export type Listener = (event: ChangeEvent) => void;
 
@@ -20,9 +25,11 @@ export interface EventTransport {
   close(): Promise<void>;
 }
 
-const KINDS = new Set(['message', 'request', 'sandbox_deleted', 'changed']);
+// A process of an older version drops kinds it does not know (decodeEvent), so a kind can be added.
+const KINDS = new Set(['message', 'request', 'sandbox_deleted', 'changed', 'session_ended']);
 
 export function encodeEvent(origin: string, e: ChangeEvent): string {
+  if (e.kind === 'session_ended') return [origin, e.kind, e.sessionId, ''].join(':');
   return [origin, e.kind, e.sandboxId, 'id' in e ? e.id : ''].join(':');
 }
 
@@ -30,13 +37,14 @@ export function decodeEvent(payload: string): { origin: string; event: ChangeEve
   const [origin, kind, sandboxId, id] = payload.split(':');
   if (origin === undefined || kind === undefined || sandboxId === undefined || !KINDS.has(kind))
     return undefined;
+  if (kind === 'session_ended') return { origin, event: { kind, sessionId: sandboxId } };
   if (kind === 'sandbox_deleted') return { origin, event: { kind, sandboxId } };
   if (id === undefined || id === '') return undefined;
   return { origin, event: { kind: kind as 'message' | 'request' | 'changed', sandboxId, id } };
 }
 
 export class EventBus {
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly listeners = new Map<string, Set<(event: SandboxEvent) => void>>();
   private readonly everything = new Set<Listener>();
   private readonly resyncs = new Set<() => void>();
   private readonly origin = randomUUID();
@@ -67,7 +75,7 @@ export class EventBus {
     this.transport?.send(encodeEvent(this.origin, event)).catch(this.onSendError);
   }
 
-  subscribe(sandboxId: string, listener: Listener): () => void {
+  subscribe(sandboxId: string, listener: (event: SandboxEvent) => void): () => void {
     let set = this.listeners.get(sandboxId);
     if (set === undefined) this.listeners.set(sandboxId, (set = new Set()));
     set.add(listener);
@@ -100,6 +108,7 @@ export class EventBus {
 
   private deliver(event: ChangeEvent): void {
     for (const listener of this.everything) listener(event);
+    if (event.kind === 'session_ended') return;
     const set = this.listeners.get(event.sandboxId);
     if (set === undefined) return;
     for (const listener of [...set]) listener(event);

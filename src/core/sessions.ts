@@ -1,11 +1,13 @@
 // Dashboard sessions: an API key pasted once is exchanged for an opaque random token (the cookie's value).
 // Only the token's hash is stored; a session stands for its key in its workspace, so each use re-checks the
-// key: revoking or expiring it ends the session at once. A refusal is a value, like an API key's.
+// key: revoking or expiring it ends the session at once. A refusal is a value, like an API key's. Signing out
+// is announced on the bus, so the session's open event streams end on every process.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ApiKeyService, AuthResult, Principal } from './apiKeys.ts';
 import { findKeyByPlainText, principalOf } from './apiKeys.ts';
 import type { Clock } from './clock.ts';
+import type { EventBus } from './events.ts';
 import { newId } from './random.ts';
 import {
   deleteExpiredSessions,
@@ -38,7 +40,12 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function createSessionService(db: Kysely<Database>, clock: Clock, apiKeys: ApiKeyService) {
+export function createSessionService(
+  db: Kysely<Database>,
+  clock: Clock,
+  apiKeys: ApiKeyService,
+  bus: EventBus,
+) {
   return {
     /** Signs in with an API key: the token to set as the cookie, or why the key was refused. */
     async open(apiKey: string | undefined, ip: string | null): Promise<OpenedSession> {
@@ -90,7 +97,10 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, apiKeys
       }
       return {
         ok: true,
-        principal: principalOf(workspace, key),
+        principal: {
+          ...principalOf(workspace, key),
+          session: { id: session.id, expiresAt: session.expires_at },
+        },
         session: {
           workspaceId: workspace.id,
           keyId: key.id,
@@ -100,9 +110,14 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, apiKeys
       };
     },
 
-    /** Signs out: the token stops working everywhere. Ending an unknown token is not an error. */
+    /**
+     * Signs out: the token stops working everywhere, and the streams opened with it end (here at once, on other
+     * processes when the announcement reaches them). Ending an unknown token is not an error.
+     */
     async end(token: string): Promise<void> {
-      if (TOKEN_SHAPE.test(token)) await deleteSessionByHash(db, hashToken(token));
+      if (!TOKEN_SHAPE.test(token)) return;
+      const sessionId = await deleteSessionByHash(db, hashToken(token));
+      if (sessionId !== undefined) bus.publish({ kind: 'session_ended', sessionId });
     },
   };
 }

@@ -1,10 +1,11 @@
 // Long-poll waits: return the newest already-captured match at once, else the first matching arrival,
-// else time out. The waiter subscribes before it checks the store, so no arrival falls in between. A claiming
-// wait marks what it returns read in the statement that checks it, and can report what it passed over.
+// else time out, or end with the sandbox's expiry the moment it comes. The waiter subscribes before it checks
+// the store, so no arrival falls in between. A claiming wait marks what it returns read in the statement that
+// checks it, and can report what it passed over. A burst of new waits is let in a slice at a time.
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import { AppError, isAppError, notFound } from './errors.ts';
-import type { ChangeEvent, EventBus } from './events.ts';
+import type { EventBus, SandboxEvent } from './events.ts';
 import { markMessageRead, toMessageDetail, type MessageDetail } from './messages.ts';
 import { markRequestRead, toRequestDetail, type RequestDetail } from './requests.ts';
 import { findMessage, listMessages, type MessageFilter } from './store/repos/messages.ts';
@@ -22,8 +23,10 @@ import {
   type RequestFilterName,
   type RequestMiss,
 } from './waitMisses.ts';
-import { ownedSandboxId } from './ownedSandbox.ts';
+import { ownedSandbox } from './ownedSandbox.ts';
+import { sandboxExpired, type ExpiryWatch } from './sandboxExpiry.ts';
 import { findSandbox } from './store/repos/sandboxes.ts';
+import { createAdmission } from './waitAdmission.ts';
 import type { Database } from './store/schema.ts';
 
 export const MAX_WAITS_PER_KEY = 50;
@@ -84,9 +87,11 @@ export function createWaitService(
   db: Kysely<Database>,
   clock: Clock,
   bus: EventBus,
+  expiry: ExpiryWatch,
   options: { recheckMs: number | undefined },
 ) {
   let active = 0;
+  const admission = createAdmission();
   const loadMessage = memo(async (sandboxId, id) => {
     const row = await findMessage(db, sandboxId, id);
     return row === undefined ? undefined : toMessageDetail(row);
@@ -125,10 +130,21 @@ export function createWaitService(
     report: (arrivals: Array<{ item: F; failed: N[] }>, unread: F[], returned: string | undefined) => M[],
     opts: WaitOptions,
   ): Promise<WaitResult<T, M>> {
-    const ownedId = await ownedSandboxId(db, clock, workspaceId, sandboxId);
-    const release = acquire(opts.keyId);
+    const leave = await admission.enter(opts.signal);
+    // Aborted, or shut down, while queued to come in: it never began.
+    if (leave === undefined) return { status: 'timeout', nonMatching: 0, misses: [] };
+    let owned: Awaited<ReturnType<typeof ownedSandbox>>;
+    let release: () => void;
+    try {
+      owned = await ownedSandbox(db, clock, workspaceId, sandboxId);
+      release = acquire(opts.keyId);
+    } catch (err) {
+      leave();
+      throw err;
+    }
+    const ownedId = owned.id;
     active++;
-    const queue: Array<ChangeEvent | 'recheck'> = [];
+    const queue: Array<SandboxEvent | 'recheck' | 'expired'> = [];
     let wake: (() => void) | undefined;
     const poke = () => {
       wake?.();
@@ -145,6 +161,16 @@ export function createWaitService(
       queue.push('recheck');
       poke();
     });
+    // Every process knows expiresAt: each ends its own waiters at that moment, before any sweep.
+    const unwatch = expiry.watch(ownedId, owned.expiresAt, () => {
+      queue.push('expired');
+      poke();
+    });
+    /** The 404 for a sandbox that went away: it expired, or it was deleted. */
+    const gone = () =>
+      owned.expiresAt !== null && clock.now() >= owned.expiresAt
+        ? sandboxExpired(owned.expiresAt)
+        : notFound('The sandbox');
     let finished: 'timeout' | 'aborted' | undefined;
     const end = (why: 'timeout' | 'aborted') => {
       finished ??= why;
@@ -197,12 +223,14 @@ export function createWaitService(
     };
     try {
       if (opts.signal?.aborted) return { status: 'timeout', nonMatching, misses: [] };
-      const existing = await find(undefined);
+      // The first look is what a burst of new waits queues for; from here on the wait only listens.
+      const existing = await find(undefined).finally(leave);
       if (existing !== undefined && 'found' in existing) return await answer(existing.found);
       for (;;) {
         while (queue.length > 0 && finished === undefined) {
-          const next = queue.shift() as ChangeEvent | 'recheck';
-          if (next !== 'recheck' && next.kind === 'sandbox_deleted') throw notFound('The sandbox');
+          const next = queue.shift() as SandboxEvent | 'recheck' | 'expired';
+          if (next === 'expired') throw sandboxExpired(owned.expiresAt as Date);
+          if (next !== 'recheck' && next.kind === 'sandbox_deleted') throw gone();
           let look: Look<T, F, N>;
           try {
             // A lost notification may also have been a deletion.
@@ -210,7 +238,7 @@ export function createWaitService(
               next === 'recheck' &&
               (await findSandbox(db, workspaceId, sandboxId, clock.now())) === undefined
             ) {
-              throw notFound('The sandbox');
+              throw gone();
             }
             look = await find(next === 'recheck' ? undefined : next.id);
           } catch (err) {
@@ -239,6 +267,8 @@ export function createWaitService(
       stops.delete(stop);
       unsubscribe();
       unsubscribeResync();
+      unwatch();
+      leave();
       release();
       active--;
     }
@@ -358,6 +388,7 @@ export function createWaitService(
 
     /** Shutdown: every open wait answers with its timeout reply now. */
     endAll(): void {
+      admission.endAll();
       for (const stop of [...stops]) stop();
     },
   };

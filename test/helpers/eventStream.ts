@@ -24,6 +24,8 @@ export interface EventReader {
 export interface ReaderOptions {
   sandboxId?: string;
   lastEventId?: string;
+  /** The client's fetch, e.g. one that sends a session cookie instead of the key. */
+  fetch?: typeof fetch;
 }
 
 /** Opens a stream and waits until the server has accepted it. */

@@ -84,7 +84,8 @@ describeEachStore('REST live events', (getStore) => {
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     let text = '';
     while (!/\n\nid: [^\n]+\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
-    assert.match(text, /^retry: \d+\n\nid: \d+\.\d+\n\n$/);
+    // Ids are opaque (they reveal nothing of other workspaces' activity): 22 base64url characters.
+    assert.match(text, /^retry: \d+\n\nid: [A-Za-z0-9_-]{22}\n\n$/);
     controller.abort();
   });
 
@@ -212,13 +213,14 @@ describeEachStore('REST live events', (getStore) => {
 
   it('answers an unknown or foreign id with reset, then streams on', T, async () => {
     const sandbox = await ws.createSandbox({ name: 'reset' });
-    for (const bad of ['garbage', '99999999999.1']) {
+    // An id of the earlier "<xid>.<seq>" form, and one of the right shape nobody handed out.
+    for (const bad of ['garbage', '99999999999.1', 'AAAAAAAAAAAAAAAAAAAAAA']) {
       const r = await open({ sandboxId: sandbox.id, lastEventId: bad });
       const reset = await r.next();
       assert.equal(reset.event, 'reset');
       assert.equal((reset.data as any).reason, 'unknown_id');
       assert.match((reset.data as any).message, /Reload your lists/);
-      assert.match(reset.id, /^\d+\.\d+$/);
+      assert.match(reset.id, /^[A-Za-z0-9_-]{22}$/);
       await capture(sandbox.id, `/after-${bad}`);
       assert.equal((await r.next()).event, 'request.received');
       r.close();
@@ -236,21 +238,28 @@ describeEachStore('REST live events', (getStore) => {
     assert.equal(arrival.event, 'request.received');
     server.clock.advance(2 * 60_000);
     try {
+      // At the moment of expiry, before any sweep: both streams are told, and the sandbox's own ends.
+      const expired = await all.next();
+      assert.equal(expired.event, 'sandbox.deleted');
+      assert.deepEqual(expired.data, { id: sandbox.id, sandboxId: sandbox.id, reason: 'expired' });
+      let last = await one.next();
+      while (last.event !== 'sandbox.deleted') last = await one.next();
+      assert.deepEqual(last.data, { id: sandbox.id, sandboxId: sandbox.id, reason: 'expired' });
+      await one.ended;
       assert.ok((await server.core.sweep()).expiredSandboxes >= 1);
+      // The sweep's journaled deletion is not sent a second time on the same connection...
+      const marker = await ws.createSandbox({ name: 'marker' });
+      const next = await all.next();
+      assert.equal(next.event, 'sandbox.created', 'no second sandbox.deleted');
+      assert.equal((next.data as any).id, marker.id);
     } finally {
       server.clock.advance(-2 * 60_000);
     }
-    const deleted = await all.next();
-    assert.equal(deleted.event, 'sandbox.deleted');
-    assert.deepEqual(deleted.data, { id: sandbox.id, sandboxId: sandbox.id });
-    let last = await one.next();
-    while (last.event !== 'sandbox.deleted') last = await one.next();
-    await one.ended;
-    // A resume from the arrival replays the expiry: it is journaled, not only announced.
+    // ...but a resume from the arrival replays it: it is journaled, not only announced.
     const again = await open({ lastEventId: arrival.id });
     const replayed = await again.next();
     assert.equal(replayed.event, 'sandbox.deleted');
-    assert.equal(replayed.id, deleted.id);
+    assert.deepEqual(replayed.data, { id: sandbox.id, sandboxId: sandbox.id });
   });
 
   it('answers an id older than the kept changes with reset (too_old)', T, async () => {

@@ -1,21 +1,34 @@
 // Live event streams of a workspace or one sandbox: access and per-key limits, resume points, routing of the
-// tail's events to the streams in their scope, keep-alives, streams of revoked keys, shutdown.
+// tail's events to the streams in their scope, keep-alives, sandboxes expiring, streams of revoked keys and of
+// dashboard sessions signed out or expired, shutdown.
 import type { Kysely } from 'kysely';
-import type { Clock } from '../clock.ts';
+import { atMoment, type Clock } from '../clock.ts';
 import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
-import { ownedSandboxId } from '../ownedSandbox.ts';
-import { pruneChangeEvents, readStreamHead, usableKeyIds } from '../store/repos/liveEvents.ts';
+import { ownedSandbox } from '../ownedSandbox.ts';
+import type { ExpiryWatch } from '../sandboxExpiry.ts';
+import {
+  eventIdKey,
+  expiringSandboxes,
+  pruneChangeEvents,
+  readStreamHead,
+  usableKeyIds,
+} from '../store/repos/liveEvents.ts';
+import { liveSessionIds } from '../store/repos/sessions.ts';
 import type { Database } from '../store/schema.ts';
 import { parseId } from '../validation.ts';
-import { comparePositions, parsePosition, type Position } from './position.ts';
+import { eventIds, type EventIds } from './eventIds.ts';
+import { comparePositions, type Position } from './position.ts';
 import { LiveStream, type LiveSink, type ResumeFrom } from './stream.ts';
 import { EventTail } from './tail.ts';
 import type { LiveEvent } from './types.ts';
 
 export const MAX_STREAMS_PER_KEY = 20;
 export const KEEP_ALIVE_MS = 15_000;
-/** Streams of a key revoked (or expired, or deleted) end within this plus one query. */
+/**
+ * Streams of a key revoked (or expired, or deleted) end within this plus one query; so do a session's, should
+ * the announcement of its sign-out not reach this process.
+ */
 const KEY_CHECK_MS = 30_000;
 /** Journaled changes are kept this long: a client away longer resumes with `reset`. */
 export const JOURNAL_KEEP_MS = 24 * 3_600_000;
@@ -28,6 +41,8 @@ export interface OpenStreamInput {
   lastEventId?: string | undefined;
   /** Counts against this key's open streams, and ends with it. */
   keyId?: string | undefined;
+  /** The dashboard session the stream was opened with: it ends at sign-out, or when the session expires. */
+  session?: { id: string; expiresAt: Date } | undefined;
 }
 
 export interface OpenedStream {
@@ -41,14 +56,36 @@ export function createLiveEventService(
   db: Kysely<Database>,
   clock: Clock,
   bus: EventBus,
+  expiry: ExpiryWatch,
   options: { recheckMs: number | undefined; onError?: (err: unknown) => void },
 ) {
   const onError = options.onError ?? (() => {});
-  const tail = new EventTail(db, bus, { recheckMs: options.recheckMs, onError });
+  /** Read from the store once, before the first stream opens; every event id is written with it. */
+  let ids: EventIds | undefined;
+  let loadingIds: Promise<EventIds> | undefined;
+  const idsReady = async (): Promise<EventIds> => {
+    if (ids !== undefined) return ids;
+    loadingIds ??= eventIdKey(db)
+      .then((key) => (ids = eventIds(key)))
+      .finally(() => (loadingIds = undefined));
+    return loadingIds;
+  };
+  const tail = new EventTail(db, bus, {
+    recheckMs: options.recheckMs,
+    onError,
+    ids: () => ids as EventIds,
+  });
   const streams = new Set<LiveStream>();
   const bySandbox = new Map<string, Set<LiveStream>>();
   const byWorkspace = new Map<string, Set<LiveStream>>();
   const perKey = new Map<string, Set<LiveStream>>();
+  /** Streams by dashboard session, with the timer that ends them when the session expires. */
+  const perSession = new Map<string, { streams: Set<LiveStream>; cancel: () => void }>();
+  /**
+   * For workspaces with a workspace stream open: the expiry watch of each of their sandboxes that will expire,
+   * loaded once when the first such stream opens, then kept by the sandbox.created/deleted events routed.
+   */
+  const workspaceExpiries = new Map<string, { loaded: Promise<void>; unwatch: Map<string, () => void> }>();
   let timers: NodeJS.Timeout[] = [];
   /** The service follows the tail while any stream is open. */
   let membership: { leave(): void } | undefined;
@@ -85,6 +122,60 @@ export function createLiveEventService(
   function route(event: LiveEvent, position: Position): void {
     for (const s of bySandbox.get(event.sandboxId) ?? []) if (s.wants(event)) s.accept(event, position);
     for (const s of byWorkspace.get(event.workspaceId) ?? []) s.accept(event, position);
+    const watched = workspaceExpiries.get(event.workspaceId);
+    if (watched === undefined) return;
+    if (event.type === 'sandbox.created' && event.data.expiresAt !== null) {
+      watchForWorkspace(event.workspaceId, event.sandboxId, event.data.expiresAt);
+    } else if (event.type === 'sandbox.deleted') {
+      watched.unwatch.get(event.sandboxId)?.();
+      watched.unwatch.delete(event.sandboxId);
+    }
+  }
+
+  /** Tells the workspace's streams when the sandbox expires. */
+  function watchForWorkspace(workspaceId: string, sandboxId: string, expiresAt: Date): void {
+    const watched = workspaceExpiries.get(workspaceId);
+    if (watched === undefined || watched.unwatch.has(sandboxId)) return;
+    const unwatch = expiry.watch(sandboxId, expiresAt, () => {
+      watched.unwatch.delete(sandboxId);
+      for (const s of [...(byWorkspace.get(workspaceId) ?? [])]) s.sandboxExpired(sandboxId);
+    });
+    watched.unwatch.set(sandboxId, unwatch);
+  }
+
+  /**
+   * Called once a workspace stream is registered: a sandbox created after this reads is routed to it as
+   * sandbox.created, one created before is in what this reads (both is harmless: the watch is kept once).
+   */
+  function watchWorkspace(workspaceId: string): Promise<void> {
+    let watched = workspaceExpiries.get(workspaceId);
+    if (watched === undefined) {
+      const unwatch = new Map<string, () => void>();
+      const loaded = expiringSandboxes(db, workspaceId, clock.now()).then(
+        (rows) => {
+          for (const row of rows) watchForWorkspace(workspaceId, row.id, row.expiresAt);
+        },
+        (err: unknown) => {
+          // The next stream of the workspace reads again.
+          if (workspaceExpiries.get(workspaceId) === watched) workspaceExpiries.delete(workspaceId);
+          throw err;
+        },
+      );
+      watched = { loaded, unwatch };
+      workspaceExpiries.set(workspaceId, watched);
+    }
+    return watched.loaded;
+  }
+
+  function unwatchWorkspace(workspaceId: string): void {
+    const watched = workspaceExpiries.get(workspaceId);
+    if (watched === undefined) return;
+    workspaceExpiries.delete(workspaceId);
+    for (const unwatch of watched.unwatch.values()) unwatch();
+  }
+
+  function endSession(sessionId: string): void {
+    for (const s of [...(perSession.get(sessionId)?.streams ?? [])]) s.close();
   }
 
   /** A sandbox removed by a TTL sweep has no journaled deletion: its open streams are told here. */
@@ -95,13 +186,20 @@ export function createLiveEventService(
     });
   }
 
+  /** Ends the streams of keys that no longer authenticate, and of sessions signed out or expired. */
   async function endStreamsOfUnusableKeys(): Promise<void> {
+    const now = clock.now();
     const keyIds = [...perKey.keys()];
-    const usable = await usableKeyIds(db, keyIds, clock.now());
+    const sessionIds = [...perSession.keys()];
+    const [usable, standing] = await Promise.all([
+      usableKeyIds(db, keyIds, now),
+      liveSessionIds(db, sessionIds, now),
+    ]);
     for (const keyId of keyIds) {
       if (usable.has(keyId)) continue;
       for (const s of [...(perKey.get(keyId) ?? [])]) s.close();
     }
+    for (const sessionId of sessionIds) if (!standing.has(sessionId)) endSession(sessionId);
   }
 
   function startTimers(): void {
@@ -113,6 +211,8 @@ export function createLiveEventService(
     for (const t of timers) t.unref();
     offDeleted = bus.subscribeAll((e) => {
       if (e.kind === 'sandbox_deleted') onSandboxDeleted(e.sandboxId);
+      // A sign-out, here or on another process.
+      else if (e.kind === 'session_ended') endSession(e.sessionId);
     });
   }
 
@@ -124,9 +224,9 @@ export function createLiveEventService(
   }
 
   /** Where a client resumes: after its id, or (unknown, too old) from now with a reset. */
-  async function resumeFrom(lastEventId: string | undefined): Promise<ResumeFrom> {
+  async function resumeFrom(lastEventId: string | undefined, codec: EventIds): Promise<ResumeFrom> {
     if (lastEventId === undefined || lastEventId.trim() === '') return { kind: 'now' };
-    const position = parsePosition(lastEventId);
+    const position = codec.parse(lastEventId);
     if (position === undefined) return { kind: 'reset', reason: 'unknown_id' };
     const head = await readStreamHead(db);
     // No transaction this high has been handed out yet: an id of another database, or made up.
@@ -154,12 +254,14 @@ export function createLiveEventService(
      * answered as an error. The caller then runs the stream on its connection.
      */
     async open(input: OpenStreamInput): Promise<OpenedStream> {
-      const sandboxId =
+      const sandbox =
         input.sandboxId === undefined
           ? undefined
-          : await ownedSandboxId(db, clock, input.workspaceId, parseId(input.sandboxId, 'sandboxId'));
+          : await ownedSandbox(db, clock, input.workspaceId, parseId(input.sandboxId, 'sandboxId'));
+      const sandboxId = sandbox?.id;
       acquireKeySlot(input.keyId);
-      const from = await resumeFrom(input.lastEventId);
+      const codec = await idsReady();
+      const from = await resumeFrom(input.lastEventId, codec);
       // The start is read and the stream registered in one synchronous step: every event the tail hands out
       // later is routed to it, every earlier one is the replay's.
       let start: Position | undefined;
@@ -172,11 +274,24 @@ export function createLiveEventService(
         throw err;
       }
       const scope = { workspaceId: input.workspaceId, sandboxId };
-      const s: LiveStream = new LiveStream(scope, start, from, db, () => {
+      const { session } = input;
+      let unwatch = () => {};
+      const s: LiveStream = new LiveStream(scope, start, from, db, codec, () => {
         streams.delete(s);
-        if (sandboxId === undefined) remove(byWorkspace, input.workspaceId, s);
-        else remove(bySandbox, sandboxId, s);
+        unwatch();
+        if (sandboxId === undefined) {
+          remove(byWorkspace, input.workspaceId, s);
+          if (!byWorkspace.has(input.workspaceId)) unwatchWorkspace(input.workspaceId);
+        } else remove(bySandbox, sandboxId, s);
         if (input.keyId !== undefined) remove(perKey, input.keyId, s);
+        if (session !== undefined) {
+          const entry = perSession.get(session.id);
+          entry?.streams.delete(s);
+          if (entry?.streams.size === 0) {
+            entry.cancel();
+            perSession.delete(session.id);
+          }
+        }
         if (streams.size === 0) idle();
       });
       if (streams.size === 0) startTimers();
@@ -184,10 +299,33 @@ export function createLiveEventService(
       if (sandboxId === undefined) add(byWorkspace, input.workspaceId, s);
       else add(bySandbox, sandboxId, s);
       if (input.keyId !== undefined) add(perKey, input.keyId, s);
+      if (session !== undefined) {
+        let entry = perSession.get(session.id);
+        if (entry === undefined) {
+          // The moment the session expires, its streams end (with the cookie, nothing else would end them).
+          const cancel = atMoment(clock, session.expiresAt, () => endSession(session.id));
+          perSession.set(session.id, (entry = { streams: new Set(), cancel }));
+        }
+        entry.streams.add(s);
+      }
+      if (sandbox !== undefined) {
+        // Every process ends its own streams of the sandbox when the clock reaches its expiry.
+        unwatch = expiry.watch(sandbox.id, sandbox.expiresAt, () => s.sandboxExpired(sandbox.id));
+      } else {
+        try {
+          await watchWorkspace(input.workspaceId);
+        } catch (err) {
+          s.close();
+          throw err;
+        }
+      }
       return { run: (sink) => s.run(sink), close: () => s.close() };
     },
 
-    /** Ends the streams of keys revoked, expired or deleted since they opened (the timer's check, now). */
+    /**
+     * Ends the streams of keys revoked, expired or deleted since they opened, and of sessions signed out or
+     * expired (the timer's check, now).
+     */
     endStreamsOfUnusableKeys,
 
     /** Streams open right now (tests, metrics). */

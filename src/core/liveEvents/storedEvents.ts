@@ -4,7 +4,8 @@ import { toSummary as toRequestSummary, type RequestSummary } from '../requests.
 import type { StoredEventRow } from '../store/repos/liveEvents.ts';
 import type { MessageSummaryRow } from '../store/repos/messages.ts';
 import type { RequestSummaryRow } from '../store/repos/requests.ts';
-import { formatPosition, type Position } from './position.ts';
+import type { EventIds } from './eventIds.ts';
+import type { Position } from './position.ts';
 import type { LiveEvent, LiveEventData, PublicSandbox } from './types.ts';
 
 const JOURNALED = new Set([
@@ -55,12 +56,12 @@ function eventData(row: StoredEventRow): LiveEventData | undefined {
   return { type: row.kind, data: row.data } as LiveEventData;
 }
 
-export function toLiveEvent(row: StoredEventRow): LiveEvent | undefined {
+export function toLiveEvent(row: StoredEventRow, ids: EventIds): LiveEvent | undefined {
   const data = eventData(row);
   if (data === undefined) return undefined;
   return {
     ...data,
-    id: formatPosition(rowPosition(row)),
+    id: ids.format(rowPosition(row)),
     workspaceId: row.workspace_id,
     sandboxId: row.sandbox_id,
   };

@@ -3,7 +3,8 @@
 import type { Kysely } from 'kysely';
 import { readEventsAfter } from '../store/repos/liveEvents.ts';
 import type { Database } from '../store/schema.ts';
-import { comparePositions, formatPosition, type Position } from './position.ts';
+import type { EventIds } from './eventIds.ts';
+import { comparePositions, type Position } from './position.ts';
 import { rowPosition, toLiveEvent } from './storedEvents.ts';
 import { positionText } from './tail.ts';
 import type { LiveEvent, ResetReason, StreamEvent } from './types.ts';
@@ -55,12 +56,17 @@ export class LiveStream {
   private state: 'new' | 'replaying' | 'live' | 'closed' = 'new';
   private last: Position;
   private pending: Array<{ event: LiveEvent; position: Position }> = [];
+  /** Sandboxes that expired while the replay was still being written: told once the stream is live. */
+  private expiredMeanwhile: string[] = [];
+  /** Sandboxes this stream announced expired: the sweep's journaled deletion is not sent a second time. */
+  private readonly announcedExpired = new Set<string>();
   private sink: LiveSink | undefined;
   readonly scope: StreamScope;
   /** The tail's position when this stream joined: later events come live, earlier ones from a replay. */
   private readonly start: Position;
   private readonly from: ResumeFrom;
   private readonly db: Kysely<Database>;
+  private readonly ids: EventIds;
   private readonly onClosed: () => void;
 
   constructor(
@@ -68,12 +74,14 @@ export class LiveStream {
     start: Position,
     from: ResumeFrom,
     db: Kysely<Database>,
+    ids: EventIds,
     onClosed: () => void,
   ) {
     this.scope = scope;
     this.start = start;
     this.from = from;
     this.db = db;
+    this.ids = ids;
     this.last = start;
     this.onClosed = onClosed;
   }
@@ -108,13 +116,13 @@ export class LiveStream {
     this.sink = sink;
     this.state = 'replaying';
     try {
-      if (this.from.kind === 'now') sink.mark(formatPosition(this.start));
+      if (this.from.kind === 'now') sink.mark(this.ids.format(this.start));
       else if (this.from.kind === 'reset') this.reset(this.from.reason, this.start);
       else {
         await this.replay(this.from.position);
         // Everything up to the start has been replayed: the client may resume from there.
         if (!this.isClosed() && comparePositions(this.last, this.start) === 0)
-          sink.mark(formatPosition(this.start));
+          sink.mark(this.ids.format(this.start));
       }
     } catch (err) {
       this.close();
@@ -125,6 +133,7 @@ export class LiveStream {
     const held = this.pending;
     this.pending = [];
     for (const { event, position } of held) this.deliver(event, position);
+    for (const sandboxId of this.expiredMeanwhile.splice(0)) this.sandboxExpired(sandboxId);
     if (sink.backlog() > MAX_BACKLOG_BYTES && this.state === 'live') this.fellBehind();
   }
 
@@ -146,12 +155,34 @@ export class LiveStream {
     if (this.state !== 'live' || this.sink === undefined) return;
     this.sink.send({
       type: 'sandbox.deleted',
-      id: formatPosition(this.last),
+      id: this.ids.format(this.last),
       workspaceId: this.scope.workspaceId,
       sandboxId,
       data: { id: sandboxId, sandboxId },
     });
     this.close();
+  }
+
+  /**
+   * The clock reached the sandbox's expiry: `sandbox.deleted` with `reason: "expired"` now, not when a sweep
+   * removes the row. A sandbox's own stream then ends; a workspace stream skips the sweep's deletion of it later.
+   * The event carries the id of the last position sent: a resume from it replays the sweep's deletion, if any.
+   */
+  sandboxExpired(sandboxId: string): void {
+    if (this.state === 'closed' || this.announcedExpired.has(sandboxId)) return;
+    if (this.state !== 'live' || this.sink === undefined) {
+      this.expiredMeanwhile.push(sandboxId);
+      return;
+    }
+    this.announcedExpired.add(sandboxId);
+    this.sink.send({
+      type: 'sandbox.deleted',
+      id: this.ids.format(this.last),
+      workspaceId: this.scope.workspaceId,
+      sandboxId,
+      data: { id: sandboxId, sandboxId, reason: 'expired' },
+    });
+    if (this.scope.sandboxId !== undefined) this.close();
   }
 
   private async replay(after: Position): Promise<void> {
@@ -174,7 +205,7 @@ export class LiveStream {
       replayed += rows.length;
       if (replayed > MAX_REPLAY_EVENTS) return this.reset('too_many_missed', this.start);
       for (const row of rows) {
-        const event = toLiveEvent(row);
+        const event = toLiveEvent(row, this.ids);
         if (event !== undefined && this.wants(event)) this.deliver(event, rowPosition(row));
         if (this.isClosed()) return;
       }
@@ -190,6 +221,11 @@ export class LiveStream {
   private deliver(event: LiveEvent, position: Position): void {
     if (comparePositions(position, this.last) <= 0) return;
     this.last = position;
+    if (event.type === 'sandbox.deleted' && this.announcedExpired.delete(event.sandboxId)) {
+      // Told at its expiry already: only the resume point moves on.
+      (this.sink as LiveSink).mark(event.id);
+      return;
+    }
     (this.sink as LiveSink).send(event);
     // The sandbox stream ends with its sandbox.
     if (event.type === 'sandbox.deleted' && this.scope.sandboxId !== undefined) this.close();
@@ -199,7 +235,7 @@ export class LiveStream {
     this.last = at;
     this.sink?.send({
       type: 'reset',
-      id: formatPosition(at),
+      id: this.ids.format(at),
       data: { reason, message: RESET_MESSAGES[reason] },
     });
   }

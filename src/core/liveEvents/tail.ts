@@ -4,6 +4,7 @@
 // stream on any process sees the same events in the same order, and a resume replays them exactly.
 import type { Kysely } from 'kysely';
 import type { EventBus } from '../events.ts';
+import type { EventIds } from './eventIds.ts';
 import { readEventsAfter, readStreamHead } from '../store/repos/liveEvents.ts';
 import type { Database } from '../store/schema.ts';
 import { comparePositions, type Position } from './position.ts';
@@ -26,6 +27,8 @@ export interface TailOptions {
   /** Reads on this often even without a notification (PostgreSQL: one may be lost); undefined: never. */
   recheckMs: number | undefined;
   onError: (err: unknown) => void;
+  /** How positions are written as ids; known once the first stream opens (read from the store). */
+  ids: () => EventIds;
 }
 
 export class EventTail {
@@ -153,7 +156,7 @@ export class EventTail {
         if (comparePositions(next, from) < 0) next = from;
         this.cursor = next;
         for (const row of stable) {
-          const event = toLiveEvent(row);
+          const event = toLiveEvent(row, this.options.ids());
           if (event === undefined) continue;
           const position = rowPosition(row);
           for (const listener of [...this.listeners]) listener(event, position);

@@ -18,11 +18,12 @@ export type LiveEventData =
   | { type: 'request.deleted'; data: { id: string; sandboxId: string } }
   | { type: 'requests.cleared'; data: { sandboxId: string } }
   | { type: 'sandbox.created' | 'sandbox.updated'; data: PublicSandbox & { sandboxId: string } }
-  | { type: 'sandbox.deleted'; data: { id: string; sandboxId: string } };
+  /** `reason: 'expired'`: told at the moment of expiry, before any sweep removed the sandbox. */
+  | { type: 'sandbox.deleted'; data: { id: string; sandboxId: string; reason?: 'expired' } };
 
 /** A stored event: where it sits in the stream and whose it is. */
 export type LiveEvent = LiveEventData & {
-  /** The stream position, as sent in `id:` and taken back as Last-Event-ID. */
+  /** The stream position as an opaque id (eventIds.ts), sent in `id:` and taken back as Last-Event-ID. */
   id: string;
   workspaceId: string;
   sandboxId: string;

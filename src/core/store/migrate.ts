@@ -18,6 +18,7 @@ import * as m012 from './migrations/012_oauth.ts';
 import * as m013 from './migrations/013_search_words_column.ts';
 import * as m014 from './migrations/014_search_words_after.ts';
 import * as m015 from './migrations/015_oauth_client_use.ts';
+import * as m017 from './migrations/017_server_secrets.ts';
 import * as m019 from './migrations/019_request_redacted_cookies.ts';
 
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '013_search_words_column': m013,
   '014_search_words_after': m014,
   '015_oauth_client_use': m015,
+  '017_server_secrets': m017,
   '019_request_redacted_cookies': m019,
 };
 

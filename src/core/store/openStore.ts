@@ -5,6 +5,7 @@ import type { Database } from './schema.ts';
 import { openEmbeddedDatabase, type StoreEvent } from './embeddedDatabase.ts';
 import { lockDataDir, type DirLock } from './lockFile.ts';
 import { migrateToLatest } from './migrate.ts';
+import { yieldingTurns } from './pgliteTurns.ts';
 import { preparingPool } from './preparedPool.ts';
 
 export type { StoreEvent };
@@ -47,7 +48,10 @@ async function openPglite(
   if (dataDir !== undefined) lock = await lockDataDir(dataDir);
   try {
     const embedded = await openEmbeddedDatabase({ dataDir, templateFile, onEvent });
-    const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: embedded.pglite }) });
+    // A backlog of statements never holds the event loop (pgliteTurns.ts).
+    const db = new Kysely<Database>({
+      dialect: new PGliteDialect({ pglite: yieldingTurns(embedded.pglite) }),
+    });
     try {
       await migrateToLatest(db as Kysely<unknown>);
     } catch (err) {

@@ -1,7 +1,9 @@
-// Shared by the wait tools: progress every 5 s while blocked, `since`/`after` turned into one instant, and
-// core's report of what did not match in the tools' argument names, with the corrected call as the hint.
+// Shared by the wait tools: progress every 5 s while blocked, the sandbox's expiry as a refusal that says to
+// create a new one, `since`/`after` turned into one instant, and core's report of what did not match in the
+// tools' argument names, with the corrected call as the hint.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
+import { isSandboxExpired } from '../../core/sandboxExpiry.ts';
 import { instant } from '../../core/schemas.ts';
 import type { ToolContext } from '../toolkit.ts';
 import { ToolError } from '../toolkit.ts';
@@ -25,6 +27,16 @@ export async function withProgress<T>(
   }, PROGRESS_EVERY_MS);
   try {
     return await work();
+  } catch (err) {
+    // An ephemeral sandbox that expired (before or during the wait) will never receive anything again.
+    if (isSandboxExpired(err)) {
+      throw new ToolError(
+        'NOT_FOUND',
+        (err as Error).message.replace(/ Create a new sandbox\.$/, ''),
+        'Create a new sandbox with create_sandbox (a longer ttl_minutes, or null to keep it), point the app at it, then wait again',
+      );
+    }
+    throw err;
   } finally {
     clearInterval(timer);
   }

@@ -100,6 +100,7 @@ async function openStream(
     sandboxId,
     lastEventId,
     keyId: request.principal.keyId,
+    session: request.principal.session,
   });
   reply.hijack();
   const res = reply.raw;

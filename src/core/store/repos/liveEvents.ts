@@ -1,5 +1,7 @@
 // SQL for the live event stream: arrivals and journaled changes read in position order, the journal itself,
-// and the checks a stream makes on its key. Positions are (event_xid, event_seq), migration 010.
+// the checks a stream makes on its key, the sandboxes whose expiry a stream waits for, and the key of its ids.
+// Positions are (event_xid, event_seq), migration 010.
+import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.ts';
 import { SUMMARY_COLUMNS } from './messages.ts';
@@ -17,6 +19,7 @@ interface LiveTables {
     at: Date;
   };
   change_events_horizon: { id: number; event_xid: string; event_seq: string };
+  server_secrets: { name: string; value: string };
 }
 
 const live = (db: Kysely<Database>) => db as unknown as Kysely<Database & LiveTables>;
@@ -190,4 +193,38 @@ export async function usableKeyIds(db: Kysely<Database>, keyIds: string[], now: 
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .execute();
   return new Set(rows.map((r) => r.id));
+}
+
+/** A workspace's sandboxes that will expire (and have not yet): the moments its stream waits for. */
+export async function expiringSandboxes(
+  db: Kysely<Database>,
+  workspaceId: string,
+  now: Date,
+): Promise<Array<{ id: string; expiresAt: Date }>> {
+  const rows = await db
+    .selectFrom('sandboxes')
+    .select(['id', 'expires_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where('expires_at', '>', now)
+    .execute();
+  return rows.map((r) => ({ id: r.id, expiresAt: r.expires_at as Date }));
+}
+
+/**
+ * The store's key for event ids (32 bytes), made on first use: every process reads the same one, so an id
+ * handed out by one process resumes on another.
+ */
+export async function eventIdKey(db: Kysely<Database>): Promise<Buffer> {
+  const made = randomBytes(32).toString('base64');
+  await live(db)
+    .insertInto('server_secrets')
+    .values({ name: 'event_ids', value: made })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const row = await live(db)
+    .selectFrom('server_secrets')
+    .select('value')
+    .where('name', '=', 'event_ids')
+    .executeTakeFirstOrThrow();
+  return Buffer.from(row.value, 'base64');
 }

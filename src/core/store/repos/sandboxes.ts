@@ -132,3 +132,20 @@ export async function findCaptureSandbox(
       .where(live(now)),
   );
 }
+
+/** When a workspace's sandbox expired, if it did and no sweep has removed it yet (a 404 can then say so). */
+export async function findExpiredSandbox(
+  db: Kysely<Database>,
+  workspaceId: string,
+  id: string,
+  now: Date,
+): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('sandboxes')
+    .select('expires_at')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return row?.expires_at ?? undefined;
+}

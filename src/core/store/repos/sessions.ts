@@ -84,13 +84,29 @@ export async function findSessionByHash(
   };
 }
 
-/** Returns whether a session was there to end. */
-export async function deleteSessionByHash(db: Kysely<Database>, tokenHash: string): Promise<boolean> {
-  const res = await sessions(db)
+/** Returns the id of the session ended, if there was one. */
+export async function deleteSessionByHash(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<string | undefined> {
+  const row = await sessions(db)
     .deleteFrom('dashboard_sessions')
     .where('token_hash', '=', tokenHash)
+    .returning('id')
     .executeTakeFirst();
-  return res.numDeletedRows > 0n;
+  return row?.id;
+}
+
+/** Of `ids`, the sessions that still stand (not signed out, not expired at `now`). */
+export async function liveSessionIds(db: Kysely<Database>, ids: string[], now: Date): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sessions(db)
+    .selectFrom('dashboard_sessions')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('expires_at', '>', now)
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 export async function deleteExpiredSessions(db: Kysely<Database>, keyId: string, now: Date): Promise<void> {
