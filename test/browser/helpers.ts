@@ -245,26 +245,5 @@ export async function axe(page: Page, view: string): Promise<void> {
   );
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails with `what` after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The suite's one poll helper (generous deadline; see test/helpers/poll.ts). */
+export { eventually } from '../helpers/poll.ts';

@@ -433,21 +433,18 @@ describe('fetching (allowPrivate on)', () => {
       }, 1);
       res.on('close', () => clearInterval(timer));
     });
-    const started = Date.now();
+    // A time limit far beyond the test's: the refusal names the size, so the size limit ended the read.
     const description = refused(
-      await fetcherWith({ maxBytes: 8 * 1024, timeoutMs: 5_000 }).fetch(server.url('/endless.json')),
+      await fetcherWith({ maxBytes: 8 * 1024, timeoutMs: 600_000 }).fetch(server.url('/endless.json')),
     );
     assert.match(description, /is larger than 8 KB/);
-    assert.ok(Date.now() - started < 4_000, 'refused at the size limit, not the time limit');
   });
 
   it('refuses a server whose headers never come, within the time limit', async () => {
+    // The server never answers: only the time limit can end the fetch, and the refusal says it did.
     server.route('/silent.json', () => {});
-    const started = Date.now();
     const description = refused(await fetcherWith({ timeoutMs: 600 }).fetch(server.url('/silent.json')));
-    const elapsed = Date.now() - started;
     assert.match(description, /did not answer with its whole document within 600 ms/);
-    assert.ok(elapsed >= 550 && elapsed < 2_000, `took ${elapsed} ms`);
   });
 
   it('refuses a body that trickles in, within the time limit (the limit covers the body)', async () => {
@@ -465,11 +462,10 @@ describe('fetching (allowPrivate on)', () => {
       }, 50);
       res.on('close', () => clearInterval(timer));
     });
-    const started = Date.now();
+    // The whole body takes about 4.5 s to trickle in and would be accepted: a refusal naming the 700 ms limit
+    // means the limit covered the body.
     const description = refused(await fetcherWith({ timeoutMs: 700 }).fetch(server.url('/trickle.json')));
-    const elapsed = Date.now() - started;
     assert.match(description, /within 700 ms/);
-    assert.ok(elapsed < 2_000, `took ${elapsed} ms`);
   });
 
   it('refuses a redirect without following it', async () => {
