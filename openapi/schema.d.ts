@@ -1175,6 +1175,17 @@ export interface components {
              *     from `/files/{index}`.
              */
             files: components["schemas"]["RequestFile"][];
+            /**
+             * @description Additive: the names of the dashboard's session cookies (`sandtrap_session`, `__Host-sandtrap_session`,
+             *     `__Secure-sandtrap_session`) that were removed from the `Cookie` header before the request was
+             *     stored; empty when none was sent. A browser signed in to the dashboard on the same host sends its
+             *     session cookie to the capture port too (cookies ignore ports): it is never stored, shown, echoed by
+             *     a template or kept in the raw request. The other cookies stay as sent.
+             * @example [
+             *       "sandtrap_session"
+             *     ]
+             */
+            redactedCookies: string[];
         };
         RequestFile: {
             /**

@@ -1,6 +1,6 @@
 // The HTTP capture listener: any method, path and body sent to a sandbox is recorded exactly as received
 // (raw header list, raw bytes) and answered by its mock rules, after the record is committed. It serves
-// nothing else and never sets a cookie of its own.
+// nothing else, never sets a cookie of its own, and the dashboard's session cookie never gets past core.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import proxyaddr from 'proxy-addr';
@@ -18,6 +18,7 @@ function refuse(res: ServerResponse, slug: ProblemSlug, detail: string, extra: R
   res.writeHead(body.status, {
     'Content-Type': 'application/problem+json',
     'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': 'sandbox',
     ...extra,
   });
   res.end(JSON.stringify(body));

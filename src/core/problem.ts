@@ -67,7 +67,8 @@ export function problem(
     title: TITLES[slug],
     status: STATUS[slug],
     detail,
-    instance,
+    // A refused credential may have come in the query string (?api_key=stk_...): a 401 never echoes it.
+    instance: slug === 'unauthorized' ? (instance.split('?', 1)[0] as string) : instance,
     requestId,
     ...(errors === undefined ? {} : { errors }),
   };

@@ -59,6 +59,8 @@ export interface RequestDetail extends RequestSummary {
   bodyNote: string | null;
   /** File parts of a multipart/form-data body; their text fields are in `form`. */
   files: FilePart[];
+  /** Dashboard session cookies removed from the Cookie header before it was stored (never kept or shown). */
+  redactedCookies: string[];
 }
 
 /** A parsed request list query. */
@@ -106,6 +108,7 @@ export async function toRequestDetail(r: RequestRow): Promise<RequestDetail> {
     bodyDecoding: decoded.decoding,
     bodyNote: notes.length === 0 ? null : notes.join('; '),
     files: form.files,
+    redactedCookies: r.redacted_cookies ?? [],
   };
 }
 

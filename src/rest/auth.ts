@@ -8,7 +8,13 @@ import { duplicateCredentialMessage, presentedCredential } from '../core/credent
 import type { SessionAuth } from '../core/sessions.ts';
 import { sendProblem } from './errorHandler.ts';
 import { problem } from '../core/problem.ts';
-import { clearedSessionCookie, requestOrigin, sessionToken, type RequestOrigin } from './sessionCookie.ts';
+import {
+  clearedSessionCookie,
+  clearedSessionCookies,
+  presentedSession,
+  requestOrigin,
+  type RequestOrigin,
+} from './sessionCookie.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,6 +51,23 @@ export function refuseSession(
   reply.header('WWW-Authenticate', 'Bearer realm="sandtrap"');
   reply.header('Set-Cookie', clearedSessionCookie(origin.https(request)));
   return sendProblem(reply, problem('unauthorized', SESSION_REFUSALS[reason], request.id, request.url));
+}
+
+export const SEVERAL_SESSIONS_REFUSAL =
+  'More than one dashboard session cookie was sent, so none is trusted (one may have been planted by another ' +
+  'site on this host). They are cleared now: sign in again with an API key.';
+
+/** 401 for a request that carries two or more session cookies; the reply clears every one it can reach. */
+export function refuseSeveralSessions(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  names: string[],
+  origin: RequestOrigin,
+): FastifyReply {
+  request.log.warn({ names }, 'several session cookies refused');
+  reply.header('WWW-Authenticate', 'Bearer realm="sandtrap"');
+  reply.header('Set-Cookie', clearedSessionCookies(names, request.url, origin.https(request)));
+  return sendProblem(reply, problem('unauthorized', SEVERAL_SESSIONS_REFUSAL, request.id, request.url));
 }
 
 /** 403 for a cookie-authenticated write from another origin (or none): a cross-site request forgery. */
@@ -93,9 +116,13 @@ export function installAuth(app: FastifyInstance, core: Core): void {
     if (presented.key !== undefined && core.oauth.isOAuthToken(presented.key)) {
       return refuseOAuthToken(request, reply);
     }
-    const token = presented.key === undefined ? sessionToken(request.headers.cookie) : undefined;
-    if (token !== undefined) {
-      const session = await core.sessions.authenticate(token);
+    const cookie =
+      presented.key === undefined
+        ? presentedSession(request.headers.cookie, origin.https(request))
+        : ({ kind: 'none' } as const);
+    if (cookie.kind === 'several') return refuseSeveralSessions(request, reply, cookie.names, origin);
+    if (cookie.kind === 'one') {
+      const session = await core.sessions.authenticate(cookie.token);
       if (!session.ok) return refuseSession(request, reply, session.reason, origin);
       if (WRITES.has(request.method) && !origin.isOwnOrigin(request)) return refuseCrossSite(request, reply);
       request.principal = session.principal;

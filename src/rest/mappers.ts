@@ -165,5 +165,6 @@ export function requestDetailDto(r: RequestDetail): Schemas['RequestDetail'] {
       contentType: f.contentType,
       sizeBytes: f.sizeBytes,
     })),
+    redactedCookies: r.redactedCookies,
   };
 }

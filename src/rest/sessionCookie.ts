@@ -3,19 +3,41 @@
 import type { FastifyRequest } from 'fastify';
 import proxyaddr from 'proxy-addr';
 import type { Config } from '../core/config.ts';
+import { SERVICE_COOKIE_NAMES, SESSION_COOKIE } from '../core/http/sessionShield.ts';
 
-export const SESSION_COOKIE = 'sandtrap_session';
+/** The cookie's name: over https the `__Host-` prefix makes the browser refuse one set by any other origin. */
+export function sessionCookieName(https: boolean): string {
+  return https ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+}
 
-/** The value of the session cookie, or undefined; no cookie library needed for one name. */
-export function sessionToken(cookieHeader: string | undefined): string | undefined {
-  if (cookieHeader === undefined) return undefined;
+export type PresentedSession =
+  | { kind: 'none' }
+  | { kind: 'one'; token: string }
+  /** More than one session cookie: one may have been planted (by a path-scoped cookie), so none is trusted. */
+  | { kind: 'several'; names: string[] };
+
+/** The session cookie the browser sent under the name this scheme uses; no cookie library needed for one name. */
+export function presentedSession(cookieHeader: string | undefined, https: boolean): PresentedSession {
+  if (cookieHeader === undefined) return { kind: 'none' };
+  const wanted = sessionCookieName(https);
+  const seen: Array<{ name: string; value: string }> = [];
   for (const part of cookieHeader.split(';')) {
     const eq = part.indexOf('=');
-    if (eq === -1 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
-    const value = part.slice(eq + 1).trim();
-    return value === '' ? undefined : value;
+    if (eq === -1) continue;
+    const name = part.slice(0, eq).trim();
+    if (SERVICE_COOKIE_NAMES.includes(name)) seen.push({ name, value: part.slice(eq + 1).trim() });
   }
-  return undefined;
+  if (seen.length > 1) return { kind: 'several', names: [...new Set(seen.map((c) => c.name))] };
+  const only = seen[0];
+  return only === undefined || only.name !== wanted || only.value === ''
+    ? { kind: 'none' }
+    : { kind: 'one', token: only.value };
+}
+
+/** The session token, when exactly one session cookie of this scheme's name was sent. */
+export function sessionToken(cookieHeader: string | undefined, https: boolean): string | undefined {
+  const presented = presentedSession(cookieHeader, https);
+  return presented.kind === 'one' ? presented.token : undefined;
 }
 
 export interface RequestOrigin {
@@ -56,7 +78,7 @@ export function requestOrigin(config: Pick<Config, 'publicUrl' | 'trustedProxies
 /** Set-Cookie for a new session: never readable by script, never sent by another site. */
 export function sessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
   return [
-    `${SESSION_COOKIE}=${token}`,
+    `${sessionCookieName(secure)}=${token}`,
     'HttpOnly',
     'SameSite=Strict',
     'Path=/',
@@ -68,4 +90,33 @@ export function sessionCookie(token: string, maxAgeSeconds: number, secure: bool
 /** Set-Cookie that makes the browser drop the session cookie. */
 export function clearedSessionCookie(secure: boolean): string {
   return sessionCookie('', 0, secure);
+}
+
+/**
+ * Set-Cookie lines that drop every session cookie of these names at `/` and at each folder above the request's
+ * path (with and without the trailing slash): a planted cookie is scoped to some such path, and a browser
+ * drops a cookie only for the exact path it was set with.
+ */
+export function clearedSessionCookies(names: string[], url: string, secure: boolean): string[] {
+  const path = url.split(/[?#]/, 1)[0] ?? '/';
+  const paths = new Set(['/']);
+  const segments = path.split('/').filter((s) => s !== '');
+  for (let i = 1; i <= segments.length; i++) {
+    const p = `/${segments.slice(0, i).join('/')}`;
+    paths.add(p);
+    paths.add(`${p}/`);
+  }
+  const lines: string[] = [];
+  for (const name of names) {
+    // A `__Host-` cookie can only exist at `/`, and both prefixes are dropped only by a Secure line.
+    const prefixed = name !== SESSION_COOKIE;
+    for (const p of name.startsWith('__Host-') ? ['/'] : paths) {
+      lines.push(
+        [`${name}=`, 'HttpOnly', 'SameSite=Strict', `Path=${p}`, 'Max-Age=0']
+          .concat(secure || prefixed ? ['Secure'] : [])
+          .join('; '),
+      );
+    }
+  }
+  return lines;
 }

@@ -57,4 +57,5 @@ export const REQUEST_DETAIL_KEYS = [
   'headers',
   'json',
   'queryParams',
+  'redactedCookies',
 ].sort();

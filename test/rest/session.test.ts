@@ -19,21 +19,23 @@ interface SessionBody {
   expiresAt: string;
 }
 
-/** The Set-Cookie for sandtrap_session, split into its value and attributes (lower-cased names). */
-function sessionSetCookie(res: Response): { value: string; attrs: Map<string, string> } {
-  const line = res.headers.getSetCookie().find((c) => c.startsWith('sandtrap_session='));
-  assert.ok(
-    line !== undefined,
-    `a sandtrap_session cookie is set: ${res.headers.getSetCookie().join(' | ')}`,
-  );
+/** The Set-Cookie for the session cookie (`__Host-` prefixed over https), split into its value and attributes. */
+function sessionSetCookie(
+  res: Response,
+  name = 'sandtrap_session',
+): { value: string; attrs: Map<string, string> } {
+  const line = res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  assert.ok(line !== undefined, `a ${name} cookie is set: ${res.headers.getSetCookie().join(' | ')}`);
   const [pair, ...rest] = line.split(';').map((p) => p.trim());
   const attrs = new Map<string, string>();
   for (const a of rest) {
     const eq = a.indexOf('=');
     attrs.set((eq === -1 ? a : a.slice(0, eq)).toLowerCase(), eq === -1 ? '' : a.slice(eq + 1));
   }
-  return { value: (pair as string).slice('sandtrap_session='.length), attrs };
+  return { value: (pair as string).slice(name.length + 1), attrs };
 }
+
+const HOST_COOKIE = '__Host-sandtrap_session';
 
 describeEachStore('REST dashboard sessions', (getStore) => {
   let server: TestServer;
@@ -304,13 +306,13 @@ describeEachStore('REST dashboard sessions behind https', (getStore) => {
         body: JSON.stringify({ apiKey: ws.key }),
       });
       assert.equal(res.status, 200);
-      const { value, attrs } = sessionSetCookie(res);
+      const { value, attrs } = sessionSetCookie(res, HOST_COOKIE);
       assert.ok(attrs.has('secure'));
       const write = (origin: string) =>
         fetch(`${server.apiUrl}/api/v1/sandboxes`, {
           method: 'POST',
           headers: {
-            cookie: `sandtrap_session=${value}`,
+            cookie: `${HOST_COOKIE}=${value}`,
             'content-type': 'application/json',
             'x-forwarded-proto': 'https',
             origin,
@@ -355,14 +357,14 @@ describeEachStore('REST dashboard sessions, https PUBLIC_URL', (getStore) => {
         body: JSON.stringify({ apiKey: ws.key }),
       });
       assert.equal(res.status, 200);
-      const { value, attrs } = sessionSetCookie(res);
+      const { value, attrs } = sessionSetCookie(res, HOST_COOKIE);
       assert.ok(attrs.has('secure'));
       const out = await fetch(`${server.apiUrl}/api/v1/session`, {
         method: 'DELETE',
-        headers: { cookie: `sandtrap_session=${value}`, origin: 'https://sandtrap.example.com' },
+        headers: { cookie: `${HOST_COOKIE}=${value}`, origin: 'https://sandtrap.example.com' },
       });
       assert.equal(out.status, 204);
-      assert.ok(sessionSetCookie(out).attrs.has('secure'));
+      assert.ok(sessionSetCookie(out, HOST_COOKIE).attrs.has('secure'));
     } finally {
       await server.close();
     }

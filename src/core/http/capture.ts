@@ -20,6 +20,7 @@ import { findCaptureSandbox } from '../store/repos/sandboxes.ts';
 import type { Database } from '../store/schema.ts';
 import type { RequestWriter } from '../store/writers.ts';
 import { decodeBody } from './decode.ts';
+import { shieldSessionCookies, withoutServiceSetCookies } from './sessionShield.ts';
 import { bodyValue, headerValue, jsonDeeperThan, MAX_JSON_DEPTH } from './views.ts';
 
 export const MAX_CAPTURE_BODY_BYTES = 5 * 1024 * 1024;
@@ -218,6 +219,12 @@ export function createCaptureService(
     // Says why a regex rule did not answer when a limit, not the rule, decided it.
     if (choice.budgetExhausted) out.headers.push(['X-Sandtrap-Match', 'budget-exhausted']);
     else if (choice.pathTooLongForRegex) out.headers.push(['X-Sandtrap-Match', 'path-too-long']);
+    // A rule may not plant the dashboard's session (the API would take it), even through a template.
+    out.headers = withoutServiceSetCookies(out.headers);
+    // Captured HTML opened in a browser runs without scripts or same-origin rights, unless the rule takes
+    // that risk with a policy of its own.
+    if (!hasHeader(out.headers, 'content-security-policy'))
+      out.headers.push(['Content-Security-Policy', 'sandbox']);
     if (!hasHeader(out.headers, 'x-content-type-options'))
       out.headers.push(['X-Content-Type-Options', 'nosniff']);
     if (!hasHeader(out.headers, 'access-control-allow-origin'))
@@ -254,8 +261,11 @@ export function createCaptureService(
      * Chooses and renders the reply, commits the request with it, then returns the reply; undefined when
      * the sandbox is gone. If its rules changed since admission, the reply is chosen again by the new ones.
      */
-    async record(target: CaptureTarget, req: CapturedRequest): Promise<CaptureReply | undefined> {
+    async record(target: CaptureTarget, sent: CapturedRequest): Promise<CaptureReply | undefined> {
       const requestId = newId();
+      // The session cookie is gone before anything reads the headers: the reply's templates, the store.
+      const shielded = shieldSessionCookies(sent.headers);
+      const req = { ...sent, headers: shielded.headers };
       let current: CachedSandbox | undefined = target;
       for (let attempt = 0; attempt < 5; attempt++) {
         const now = clock.now();
@@ -279,6 +289,7 @@ export function createCaptureService(
               source_ip: req.sourceIp,
               mock_status_code: out.status,
               mock_name: out.mockName,
+              redacted_cookies: shielded.redacted.length === 0 ? null : JSON.stringify(shielded.redacted),
             },
           });
         } catch (err) {

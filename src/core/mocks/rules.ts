@@ -1,6 +1,7 @@
 // Checks and normalises a sandbox's whole rule list (design section 5) before it is stored:
 // every pattern, method, header and template is verified here, so the capture path never meets a bad rule.
 import { invalidInput, type FieldError } from '../errors.ts';
+import { isServiceCookieName, setCookieName } from '../http/sessionShield.ts';
 import { newId } from '../random.ts';
 import { mockRuleInput, updateMocksEnvelope, type MockRuleInput } from '../schemas.ts';
 import { parseInput, zodErrors } from '../validation.ts';
@@ -52,6 +53,12 @@ function checkRule(input: MockRuleInput, at: string, errors: FieldError[]): Stor
     if (!TOKEN.test(name)) errors.push({ path, message: 'is not a valid header name' });
     else if (RESERVED_HEADERS.has(name.toLowerCase())) {
       errors.push({ path, message: 'is set by the server and cannot be set by a rule' });
+    }
+    if (name.toLowerCase() === 'set-cookie' && isServiceCookieName(setCookieName(value))) {
+      errors.push({
+        path,
+        message: `cannot set ${setCookieName(value)}: that is the dashboard's session cookie, which a capture reply never sets`,
+      });
     }
     if (/[\r\n\0]/.test(value)) errors.push({ path, message: 'a header value cannot contain CR, LF or NUL' });
     if (/[^\x00-\xff]/.test(value)) {

@@ -90,6 +90,8 @@ export interface RequestsTable {
   source_ip: string | null;
   mock_status_code: number;
   mock_name: string | null;
+  /** Names of the dashboard session cookies removed from the Cookie header before it was stored. */
+  redacted_cookies: Json<string[]> | null;
   is_read: Generated<boolean>;
 }
 

@@ -8,9 +8,15 @@ import type { SessionView } from '../../core/sessions.ts';
 import { parseInput } from '../../core/validation.ts';
 import { problem } from '../../core/problem.ts';
 import type { components } from '../../../openapi/schema.d.ts';
-import { KEY_REFUSALS, refuseCrossSite, refuseSession } from '../auth.ts';
+import { KEY_REFUSALS, refuseCrossSite, refuseSession, refuseSeveralSessions } from '../auth.ts';
 import { sendProblem } from '../errorHandler.ts';
-import { clearedSessionCookie, requestOrigin, sessionCookie, sessionToken } from '../sessionCookie.ts';
+import {
+  clearedSessionCookie,
+  clearedSessionCookies,
+  presentedSession,
+  requestOrigin,
+  sessionCookie,
+} from '../sessionCookie.ts';
 
 const signIn = z.object({ apiKey: z.string().max(200) });
 
@@ -52,20 +58,28 @@ export function sessionRoutes(app: FastifyInstance, core: Core): void {
   });
 
   app.get('/session', async (request, reply) => {
-    const token = sessionToken(request.headers.cookie);
-    if (token === undefined) return notSignedIn(request, reply);
-    const session = await core.sessions.authenticate(token);
+    const cookie = presentedSession(request.headers.cookie, origin.https(request));
+    if (cookie.kind === 'several') return refuseSeveralSessions(request, reply, cookie.names, origin);
+    if (cookie.kind === 'none') return notSignedIn(request, reply);
+    const session = await core.sessions.authenticate(cookie.token);
     if (!session.ok) return refuseSession(request, reply, session.reason, origin);
     return sessionDto(session.session);
   });
 
   app.delete('/session', async (request, reply) => {
-    const token = sessionToken(request.headers.cookie);
-    if (token !== undefined) {
+    const cookie = presentedSession(request.headers.cookie, origin.https(request));
+    if (cookie.kind === 'one') {
       if (!origin.isOwnOrigin(request)) return refuseCrossSite(request, reply);
-      await core.sessions.end(token);
+      await core.sessions.end(cookie.token);
     }
-    reply.header('Set-Cookie', clearedSessionCookie(origin.https(request)));
+    // Signing out with several cookies ends none of their sessions (which is the person's is unknown) but
+    // drops them all from the browser.
+    reply.header(
+      'Set-Cookie',
+      cookie.kind === 'several'
+        ? clearedSessionCookies(cookie.names, request.url, origin.https(request))
+        : clearedSessionCookie(origin.https(request)),
+    );
     return reply.code(204).send();
   });
 }

@@ -47,6 +47,7 @@ const REQUEST_COLUMNS: ReadonlyArray<TypedColumn<NewRequestRow>> = [
   ['source_ip', 'text'],
   ['mock_status_code', 'integer'],
   ['mock_name', 'text'],
+  ['redacted_cookies', 'jsonb'],
 ];
 
 /**

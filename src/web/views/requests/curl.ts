@@ -75,6 +75,7 @@ export function curlCommand(
     const b64 = toBase64(body as Uint8Array);
     return `printf %s ${shellQuote(b64)} | base64 -d | ${parts.join(' ')} --data-binary @-`;
   }
-  if (text !== null && text !== '') parts.push('--data-binary', shellQuote(text));
+  // --data-raw, not --data-binary: a body starting with @ must be sent as written, never read from a file.
+  if (text !== null && text !== '') parts.push('--data-raw', shellQuote(text));
   return parts.join(' ');
 }
