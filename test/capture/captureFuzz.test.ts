@@ -286,7 +286,7 @@ describeEachStore('capture fuzz', (getStore) => {
   /** Another sandbox's sender is served meanwhile. */
   async function bystanderServed(): Promise<void> {
     const res = await fetch(`http://127.0.0.1:${server.ports.capture}/${bystander.id}/ping`, {
-      signal: AbortSignal.timeout(5_000),
+      signal: AbortSignal.timeout(30_000),
     });
     assert.equal(res.status, 200);
     assert.equal(await res.text(), 'pong');
