@@ -86,21 +86,6 @@ function cli(args: string[], env: Record<string, string>, dataDir: string): stri
   return run.stdout;
 }
 
-/**
- * Waits for /healthz in windows of 20 s (the longest a helper waits at once) until `timeoutMs`: a fresh store
- * took 31 s to start at a load average of 20 on this 2-core machine. Rejects at once if the process exits.
- */
-async function waitStarted(server: ServerProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await server.waitHealthy(20_000);
-    } catch (err) {
-      if (server.exitCode !== null || server.child.exitCode !== null || Date.now() > deadline) throw err;
-    }
-  }
-}
-
 export interface HarnessOptions {
   /** More workspaces besides "default", made with `sandtrap workspaces create` before the server starts. */
   workspaces?: string[];
@@ -132,7 +117,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     }
     server = await startServerProcess({ dataDir, env: { ...env, BOOTSTRAP_API_KEY: apiKey } });
   }
-  await waitStarted(server, 100_000);
+  // A fresh store took 31 s to start at a load average of 20 on this 2-core machine; waitHealthy rejects at
+  // once if the process exits.
+  await server.waitHealthy(100_000);
   const browser = await launchBrowser();
   const origin = server.apiUrl;
 
@@ -308,26 +295,5 @@ export async function axe(page: Page, view: string): Promise<void> {
   );
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails with `what` after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The suite's one poll helper (generous deadline; see test/helpers/poll.ts). */
+export { eventually } from '../helpers/poll.ts';

@@ -66,30 +66,31 @@ export class Wire {
     wake?.();
   }
 
-  async #nextLine(deadline: number): Promise<string> {
+  async #nextLine(timeout: { over: boolean }): Promise<string> {
     while (this.#lines.length === 0) {
       if (this.closed) throw new Error('connection closed while waiting for a reply');
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('timed out waiting for an SMTP reply');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      if (timeout.over) throw new Error('timed out waiting for an SMTP reply');
+      await new Promise<void>((resolve) => (this.#wake = resolve));
     }
     return this.#lines.shift() as string;
   }
 
-  /** Reads one (possibly multi-line) reply. */
-  async read(timeoutMs = 5000): Promise<Reply> {
-    const deadline = Date.now() + timeoutMs;
+  /** Reads one (possibly multi-line) reply; `timeoutMs` is a hang guard, generous for a busy machine. */
+  async read(timeoutMs = 20_000): Promise<Reply> {
+    const timeout = { over: false };
+    const timer = setTimeout(() => {
+      timeout.over = true;
+      this.#notify();
+    }, timeoutMs);
     const lines: string[] = [];
-    for (;;) {
-      const line = await this.#nextLine(deadline);
-      lines.push(line);
-      if (!/^\d{3}-/.test(line)) break;
+    try {
+      for (;;) {
+        const line = await this.#nextLine(timeout);
+        lines.push(line);
+        if (!/^\d{3}-/.test(line)) break;
+      }
+    } finally {
+      clearTimeout(timer);
     }
     return {
       code: Number((lines.at(-1) as string).slice(0, 3)),
@@ -115,24 +116,26 @@ export class Wire {
     const secure = tls.connect({ socket: plain as net.Socket, rejectUnauthorized: false });
     await Promise.race([
       once(secure, 'secureConnect'),
-      new Promise((_r, reject) => setTimeout(() => reject(new Error('TLS handshake timed out')), 5000)),
+      new Promise((_r, reject) => setTimeout(() => reject(new Error('TLS handshake timed out')), 20_000)),
     ]);
     this.#socket = secure;
     this.#attach(secure);
   }
 
-  /** Resolves true once the server closed the connection, false after the timeout. */
-  async waitClosed(timeoutMs = 3000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.closed && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadline - Date.now());
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#lines.length = 0;
+  /** Resolves true once the server closed the connection, false after `timeoutMs` (generous by default). */
+  async waitClosed(timeoutMs = 20_000): Promise<boolean> {
+    let over = false;
+    const timer = setTimeout(() => {
+      over = true;
+      this.#notify();
+    }, timeoutMs);
+    try {
+      while (!this.closed && !over) {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#lines.length = 0;
+      }
+    } finally {
+      clearTimeout(timer);
     }
     return this.closed;
   }

@@ -11,6 +11,7 @@ import { openStore, type Store } from '../../src/core/store/openStore.ts';
 import type { Database } from '../../src/core/store/schema.ts';
 import { testConfig } from '../helpers/api.ts';
 import { testClock } from '../helpers/clock.ts';
+import { eventually } from '../helpers/poll.ts';
 import { insertRequests, insertSandbox } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
@@ -86,15 +87,19 @@ describeEachStore('tables that outgrew their statistics', (getStore, backend) =>
   const embedded = backend.name === 'pglite';
   /** On PostgreSQL each connection's counts reach the statistics within a second or so: wait for them. */
   async function counted(db: Kysely<Database>, rows: number): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (embedded) return;
-      const res = await sql<{ n: number }>`select n_live_tup::int as n from pg_stat_user_tables
-        where relname = 'requests' and schemaname = current_schema()`.execute(db);
-      if (res.rows[0]?.n === rows) return;
-      if (Date.now() > deadline) throw new Error(`statistics count ${res.rows[0]?.n} rows, not ${rows}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    if (embedded) return;
+    let seen: number | undefined;
+    await eventually(
+      () => `the statistics to count ${rows} rows (they count ${seen})`,
+      async () => {
+        const res = await sql<{ n: number }>`select n_live_tup::int as n from pg_stat_user_tables
+          where relname = 'requests' and schemaname = current_schema()`.execute(db);
+        seen = res.rows[0]?.n;
+        return seen === rows;
+      },
+      30_000,
+      100,
+    );
   }
 
   it('are analyzed once 5,000 rows and half of them changed since their statistics, and never vacuumed', async () => {
