@@ -239,6 +239,14 @@ describe('embedded store maintenance, one statement at a time', () => {
     assert.equal(pending.rows[0]?.pages, 0, 'the run left entries pending in the search index');
   });
 
+  it('gathers no statistics on the header lists, which no query filters by (migration 018)', async () => {
+    const stats = await sql<{ column: string }>`select attname as column from pg_stats
+      where tablename = 'requests' and schemaname = current_schema() order by 1`.execute(store.db);
+    const columns = stats.rows.map((r) => r.column);
+    assert.ok(columns.includes('sandbox_id'), `requests was not analyzed: ${columns.join(', ')}`);
+    assert.ok(!columns.includes('headers'), 'requests.headers has statistics');
+  });
+
   it('vacuums indexes too once rows were deleted, in one step of its own', async () => {
     const db = store.db;
     await sql`delete from requests where path ~ '[13579]$'`.execute(db);

@@ -17,6 +17,7 @@ import * as m011 from './migrations/011_dashboard_sessions.ts';
 import * as m012 from './migrations/012_oauth.ts';
 import * as m013 from './migrations/013_search_words_column.ts';
 import * as m014 from './migrations/014_search_words_after.ts';
+import * as m018 from './migrations/018_embedded_analyze_columns.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '012_oauth': m012,
   '013_search_words_column': m013,
   '014_search_words_after': m014,
+  '018_embedded_analyze_columns': m018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
