@@ -86,7 +86,8 @@ export async function startSandtrap(
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   const apiUrl = `http://127.0.0.1:${ports.api}`;
-  const deadline = Date.now() + 30_000;
+  // Generous: on a shared 2-core machine under load, compiling PGlite's WebAssembly alone took over 30 s.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`sandtrap exited with ${child.exitCode}`);
     try {
@@ -94,7 +95,7 @@ export async function startSandtrap(
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('sandtrap did not become healthy in 30 s');
+    if (Date.now() > deadline) throw new Error('sandtrap did not become healthy in 120 s');
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
