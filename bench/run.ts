@@ -10,6 +10,7 @@ const benches = [
   'dashboardScroll.ts',
   'linearTime.ts',
   'hostileCapture.ts',
+  'stalls.ts',
 ];
 const args = process.argv.slice(2);
 let failed = 0;

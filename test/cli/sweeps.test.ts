@@ -1,6 +1,6 @@
 // The server's periodic work (src/cli/sweeps.ts) as a schedule: one maintenance at a time whichever timer
-// started it, the grown check between sweep ticks, and a stop that waits for a run in progress (the store
-// closes right after it) and starts no new one. The core's two calls are stand-ins that record when they run;
+// started it, the store's maintenance and the grown check between sweep ticks, and a stop that waits for a run
+// in progress (the store closes right after it) and starts no new one. The core's two calls are stand-ins that record when they run;
 // what they do to a store is tested in test/store/maintenance.test.ts and test/cli/storeMaintenance.test.ts.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,6 +68,29 @@ test('one maintenance at a time, whichever timer started it; grown checks run be
     await sweeps.stop();
   }
   assert.equal(r.mostAtOnce(), 1, 'two maintenance runs overlapped');
+});
+
+test('between sweep ticks the store is maintained, then checked for tables that outgrew their statistics', async () => {
+  const r = recordingCore();
+  // One sweep tick, at the start: every later run comes from the frequent timer.
+  const sweeps = startSweeps(r.core as never, logger, { intervalSeconds: 3600, grownCheckMs: 5 });
+  try {
+    await eventually(
+      () => `seven runs (${r.calls.length})`,
+      () => r.calls.length >= 7,
+      20_000,
+      10,
+    );
+  } finally {
+    await sweeps.stop();
+  }
+  const kinds = r.calls.map((c) => c.kind);
+  assert.equal(kinds[0], 'full', 'the sweep tick at the start');
+  const between = kinds.slice(1);
+  assert.ok(between.length >= 6, `only ${between.length} runs between ticks`);
+  // Pairs: the maintenance (which the embedded store keeps in small batches), then the grown check.
+  for (let i = 0; i + 1 < between.length; i += 2)
+    assert.deepEqual(between.slice(i, i + 2), ['full', 'grown']);
 });
 
 test('stop waits for a maintenance in progress, so the store is not closed under it', async () => {
