@@ -10,14 +10,13 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { maintainTables } from '../src/core/store/maintenance.ts';
 import { openStore } from '../src/core/store/openStore.ts';
 import type { Database } from '../src/core/store/schema.ts';
-import { MESSAGE_SEARCH_DIGIT_WORDS_SQL } from '../src/core/store/searchIndexes.ts';
 import { freshDatabase } from './lib/pg.ts';
 import { report, type Row } from './lib/report.ts';
+import { seedMessages } from './lib/seed.ts';
 import { generateKey, percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
 
 const SAMPLES = 200;
 const WARMUP = 20;
-const SEED_CHUNK = 50_000;
 const rows: Row[] = [];
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 1 });
 
@@ -32,36 +31,14 @@ async function api(server: BenchServer, path: string, init: { method?: string; b
   return text === '' ? undefined : JSON.parse(text);
 }
 
-/**
- * `count` messages in `sandboxId`, newest first one second apart: 500 senders, 5,000 recipients, a unique
- * order number in each subject, a third of them read.
- */
+/** `count` messages (lib/seed.ts), then settled as a store that has grown over time is. */
 async function seed(
   db: Kysely<Database>,
   sandboxId: string,
   count: number,
   embedded: boolean,
 ): Promise<void> {
-  for (let from = 1; from <= count; from += SEED_CHUNK) {
-    const to = Math.min(count, from + SEED_CHUNK - 1);
-    // The search words from the database's form of them (a bulk load is written by SQL, not by the writer).
-    await sql`
-      insert into messages (id, sandbox_id, received_at, envelope_from, from_header, to_addrs, captured_for,
-        subject, preview, text_body, html_body, headers, attachments, attachment_count, size_bytes, is_read, raw,
-        search_words)
-      select messages.*, ${MESSAGE_SEARCH_DIGIT_WORDS_SQL} from (
-        select gen_random_uuid(), ${sandboxId}::uuid, now() - make_interval(secs => g),
-          'shop' || (g % 500) || '@sender.example',
-          'Shop ' || (g % 500) || ' <shop' || (g % 500) || '@sender.example>' as from_header,
-          jsonb_build_array('user' || (g % 5000) || '@example.test') as to_addrs,
-          jsonb_build_array('user' || (g % 5000) || '@example.test') as captured_for,
-          'Order #' || g || ' is confirmed' as subject,
-          'Thanks for your order ' || g || '. Your sign-in code is '
-            || lpad(((g::bigint * 7919) % 1000000)::text, 6, '0') as preview,
-          'Thanks for your order ' || g || '.', null, '[]'::jsonb, '[]'::jsonb, 0, 900, g % 3 = 0,
-          convert_to('Subject: Order #' || g || E'\r\n\r\nThanks', 'UTF8')
-        from generate_series(${from}::int, ${to}::int) as g) as messages`.execute(db);
-  }
+  await seedMessages(db, sandboxId, count);
   // A settled store: measured right after a bulk load of a million rows, the lists compete with autovacuum's
   // first pass over them. The embedded store has no autovacuum: the server's own maintenance (maintenance.ts)
   // does this at its first sweep tick, and is what runs here.

@@ -2,7 +2,16 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const benches = ['waits.ts', 'events.ts', 'ingest.ts', 'list.ts', 'dashboardScroll.ts'];
+const benches = [
+  'waits.ts',
+  'events.ts',
+  'ingest.ts',
+  'list.ts',
+  'dashboardScroll.ts',
+  'linearTime.ts',
+  'hostileCapture.ts',
+  'stalls.ts',
+];
 const args = process.argv.slice(2);
 let failed = 0;
 for (const bench of benches) {

@@ -35,12 +35,16 @@ export function generateKey(): string {
   }).trim();
 }
 
-/** Spawns `serve` as `npm start` runs it (same V8 flags: a 4 MB young generation), rate limits off. */
+/**
+ * Spawns `serve` as `npm start` runs it (same V8 flags: a 4 MB young generation), rate limits off. `logs`: its
+ * stderr (the JSON log, with LOG_LEVEL) is a pipe the caller reads, instead of this process's stderr.
+ */
 export function spawnSandtrap(
   dataDir: string,
   ports: { api: number; smtp: number; capture: number },
   key: string,
   env: Record<string, string> = {},
+  logs = false,
 ): ChildProcess {
   // BENCH_CPU_PROF=<dir>: write a V8 CPU profile of each sandtrap process there (open in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF
@@ -61,24 +65,29 @@ export function spawnSandtrap(
       BOOTSTRAP_API_KEY: key,
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', logs ? 'pipe' : 'inherit'],
   });
 }
 
-/** `keepDataDir`: serve from this DATA_DIR and leave it in place on stop (a benchmark seeds it offline). */
+/**
+ * `keepDataDir`: serve from this DATA_DIR and leave it in place on stop (a benchmark seeds it offline). `logs`:
+ * the server's log is `child.stderr` (spawnSandtrap).
+ */
 export async function startSandtrap(
   env: Record<string, string> = {},
   key = generateKey(),
   keepDataDir?: string,
+  logs = false,
 ): Promise<BenchServer> {
   const dataDir = keepDataDir ?? mkdtempSync(join(tmpdir(), 'sandtrap-bench-'));
   const ports = { api: await freePort(), smtp: await freePort(), capture: await freePort() };
-  const child = spawnSandtrap(dataDir, ports, key, env);
+  const child = spawnSandtrap(dataDir, ports, key, env, logs);
   // A benchmark that dies must not leave its server running.
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   const apiUrl = `http://127.0.0.1:${ports.api}`;
-  const deadline = Date.now() + 30_000;
+  // Generous: on a shared 2-core machine under load, compiling PGlite's WebAssembly alone took over 30 s.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`sandtrap exited with ${child.exitCode}`);
     try {
@@ -86,7 +95,7 @@ export async function startSandtrap(
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error('sandtrap did not become healthy in 30 s');
+    if (Date.now() > deadline) throw new Error('sandtrap did not become healthy in 120 s');
     await new Promise((r) => setTimeout(r, 50));
   }
   return {

@@ -135,20 +135,22 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     (req, res) => serve(req, res, false),
   );
   server.on('checkContinue', (req, res) => serve(req, res, true));
+  const capitalize = (phrase: string) => phrase.charAt(0).toUpperCase() + phrase.slice(1);
 
   function serve(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
     handle(req, res, expectsContinue).catch((err: unknown) => {
       const unavailable = isAppError(err) && err.code === 'unavailable';
+      // The store's reason ("disk full in DATA_DIR", "the database is unreachable") goes into the log and reply.
       if (unavailable)
-        log.warn({ err: err.message, url: req.url }, 'capture refused: the store is unreachable');
+        log.warn({ err: err.message, url: req.url }, `capture refused: ${err.reason ?? 'the store failed'}`);
       else log.error({ err, url: req.url }, 'capture failed');
       if (res.headersSent) return void res.destroy();
       discardBody(req);
       refuse(
         res,
         'unavailable',
-        unavailable
-          ? `The database is unreachable; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`
+        unavailable && err.reason !== undefined
+          ? `${capitalize(err.reason)}; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`
           : 'The request could not be recorded; nothing was kept. Retry later.',
         { 'Retry-After': String(unavailable ? (err.retryAfterSeconds ?? 5) : 5) },
       );

@@ -14,7 +14,8 @@ import { EventBus } from '../core/events.ts';
 import { createPgNotifyTransport } from '../core/store/pgNotify.ts';
 import { openStore, type Store } from '../core/store/openStore.ts';
 import { installMcpRoute } from '../mcp/httpRoute.ts';
-import { buildApi } from '../rest/app.ts';
+import { buildApi, MAX_CONNECTIONS } from '../rest/app.ts';
+import { apiConnectionBudget, readFdLimit } from './fdLimit.ts';
 import { VERSION } from './version.ts';
 import { createCaptureSmtpServer } from '../smtp/captureServer.ts';
 import { loadTlsCredentials } from '../smtp/tlsCredentials.ts';
@@ -31,7 +32,11 @@ export interface RunningServer {
 
 export function storeFor(config: Readonly<Config>, logger?: Logger): Promise<Store> {
   return config.databaseUrl === undefined
-    ? openStore({ kind: 'pglite', dataDir: config.dataDir })
+    ? openStore({
+        kind: 'pglite',
+        dataDir: config.dataDir,
+        onEvent: (event) => logger?.[event.level](event.fields, event.message),
+      })
     : openStore({
         kind: 'postgres',
         url: config.databaseUrl,
@@ -180,12 +185,23 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     await Promise.allSettled([bus.close(), redis?.quit(), sweepsStopped]);
     await store.close();
   };
+  // Node raised the soft limit to the hard one at start; the API listener may take all of it but FD_RESERVE.
+  const fdLimit = readFdLimit();
+  if (fdLimit !== undefined && fdLimit.soft < fdLimit.hard && fdLimit.hard !== Infinity) {
+    logger.warn(
+      fdLimit,
+      'the open-file soft limit is below the hard limit; Node normally raises it at start',
+    );
+  }
+  const budget = apiConnectionBudget(fdLimit, config.fdReserve, MAX_CONNECTIONS);
+  if (budget.warning !== undefined) logger.warn({ fdLimit: fdLimit?.soft }, budget.warning);
   const api = await buildApi({
     core,
     logger,
     isReady: () => ready,
     redis,
     mount: (scope) => installMcpRoute(scope, core, VERSION),
+    maxConnections: budget.maxConnections,
   });
   try {
     await redis?.connect();
@@ -223,7 +239,15 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     sweeps = startSweeps(core, logger, { intervalSeconds: config.sweepIntervalSeconds });
     ready = true;
     logger.info(
-      { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort, store: store.kind },
+      {
+        api: apiPort,
+        smtp: smtpPort,
+        smtpInbound: inboundPort,
+        capture: capturePort,
+        store: store.kind,
+        fdLimit: fdLimit?.soft ?? null,
+        apiMaxConnections: budget.maxConnections,
+      },
       'sandtrap is ready',
     );
 

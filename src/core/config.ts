@@ -70,10 +70,17 @@ const envSchema = z.object({
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_SMTP_PER_IP: z.coerce.number().int().min(1).default(120),
   RATE_LIMIT_SMTP_PER_WORKSPACE: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_SMTP_INBOUND_PER_WORKSPACE: z.coerce.number().int().min(1).default(300),
+  RATE_LIMIT_HEALTHZ_PER_IP: z.coerce.number().int().min(1).default(120),
   RATE_LIMIT_CAPTURE_PER_IP: z.coerce.number().int().min(1).default(600),
   RATE_LIMIT_CAPTURE_PER_WORKSPACE: z.coerce.number().int().min(1).default(3000),
   RATE_LIMIT_API_PER_KEY: z.coerce.number().int().min(1).default(300),
   RATE_LIMIT_API_PER_IP: z.coerce.number().int().min(1).default(900),
+  SMTP_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).default(20),
+  SMTP_SOCKET_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+  API_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).default(200),
+  FD_RESERVE: z.coerce.number().int().min(0).default(2_000),
+  OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   REDIS_URL: optionalString.pipe(
     z
       .string()
@@ -111,15 +118,27 @@ export interface Config {
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
   rateLimits: boolean;
-  /** Per 60 s window; all lifted when rateLimits is false. */
+  /** Per 60 s window unless named otherwise; all lifted when rateLimits is false. */
   limits: {
     smtpPerIp: number;
     smtpPerWorkspace: number;
+    /** Anonymous inbound mail (SMTP_INBOUND_PORT) per workspace: its own budget, apart from submission's. */
+    smtpInboundPerWorkspace: number;
+    /** GET /healthz per client address. */
+    healthzPerIp: number;
     capturePerIp: number;
     capturePerWorkspace: number;
     apiPerKey: number;
     apiPerIp: number;
+    /** Anonymous OAuth client registrations per client address per hour. */
+    oauthRegistrationsPerHour: number;
   };
+  /** Concurrent connections from one address, per listener; lifted (with the rate limits) by RATE_LIMITS=off. */
+  connectionsPerIp: { smtp: number; api: number };
+  /** An SMTP session is closed after this long without a byte, or without AUTH/MAIL/RCPT/DATA progress. */
+  smtpSocketTimeoutSeconds: number;
+  /** File descriptors kept out of the API listener's reach, so SMTP, capture and the store can still open theirs. */
+  fdReserve: number;
   /** Shared rate-limit counters for several processes; unset = in memory. */
   redisUrl: string | undefined;
   /** How often TTL and retention sweeps run. */
@@ -188,11 +207,20 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     limits: Object.freeze({
       smtpPerIp: e.RATE_LIMIT_SMTP_PER_IP,
       smtpPerWorkspace: e.RATE_LIMIT_SMTP_PER_WORKSPACE,
+      smtpInboundPerWorkspace: e.RATE_LIMIT_SMTP_INBOUND_PER_WORKSPACE,
+      healthzPerIp: e.RATE_LIMIT_HEALTHZ_PER_IP,
       capturePerIp: e.RATE_LIMIT_CAPTURE_PER_IP,
       capturePerWorkspace: e.RATE_LIMIT_CAPTURE_PER_WORKSPACE,
       apiPerKey: e.RATE_LIMIT_API_PER_KEY,
       apiPerIp: e.RATE_LIMIT_API_PER_IP,
+      oauthRegistrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR,
     }),
+    connectionsPerIp: Object.freeze({
+      smtp: e.RATE_LIMITS === 'on' ? e.SMTP_MAX_CONNECTIONS_PER_IP : Infinity,
+      api: e.RATE_LIMITS === 'on' ? e.API_MAX_CONNECTIONS_PER_IP : Infinity,
+    }),
+    smtpSocketTimeoutSeconds: e.SMTP_SOCKET_TIMEOUT_SECONDS,
+    fdReserve: e.FD_RESERVE,
     redisUrl: e.REDIS_URL,
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,

@@ -17,7 +17,12 @@ import { createRequestService } from './requests.ts';
 import { createSandboxService, type Endpoints } from './sandboxes.ts';
 import { createSessionService } from './sessions.ts';
 import { createSweeper } from './sweeps.ts';
-import { analyzeGrownTables, maintainTables, type MaintenanceResult } from './store/maintenance.ts';
+import {
+  analyzeGrownTables,
+  maintainTables,
+  type MaintenanceOptions,
+  type MaintenanceResult,
+} from './store/maintenance.ts';
 import { createWaitService } from './waits.ts';
 import type { Store } from './store/openStore.ts';
 import { createStoreWriters } from './store/writers.ts';
@@ -71,6 +76,8 @@ export function createCore({
       resource: () => `${endpoints.dashboardBaseUrl.replace(/\/$/, '')}/mcp`,
     },
     fetcher: createClientMetadataFetcher({ allowPrivate: config.oauthAllowPrivateClientUrls, clock }),
+    registrations: limits.oauthRegistrations,
+    useAdvisoryLock: store.kind === 'postgres',
   });
   return {
     config,
@@ -95,10 +102,11 @@ export function createCore({
     capture: createCaptureService(db, clock, limits, bus, writers.requests),
     waits: createWaitService(db, clock, bus, expiry, { recheckMs: waitRecheckMs }),
     /** VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. */
-    maintainStore: (): Promise<MaintenanceResult> =>
-      store.kind === 'pglite' ? maintainTables(db) : Promise.resolve({ analyzed: [], vacuumed: [] }),
+    maintainStore: (options?: MaintenanceOptions): Promise<MaintenanceResult> =>
+      store.kind === 'pglite' ? maintainTables(db, options) : Promise.resolve({ analyzed: [], vacuumed: [] }),
     /** ANALYZE of tables that outgrew their statistics, on either store (maintenance.ts). */
-    analyzeGrownTables: (): Promise<MaintenanceResult> => analyzeGrownTables(db, store.kind === 'pglite'),
+    analyzeGrownTables: (options?: MaintenanceOptions): Promise<MaintenanceResult> =>
+      analyzeGrownTables(db, store.kind === 'pglite', options),
     /** One sweep; the process that ran it (held the lock) also drops journaled changes past keeping. */
     sweep: async () => {
       const result = await sweep();

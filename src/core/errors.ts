@@ -18,17 +18,24 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly errors: FieldError[] | undefined;
   readonly retryAfterSeconds: number | undefined;
+  /**
+   * For `unavailable`: what is wrong, as a phrase an adapter puts in its own reply and log ("disk full in
+   * DATA_DIR", "the database is unreachable"). A refusal that only says "unavailable" sends people to look for
+   * the fault in the wrong place.
+   */
+  readonly reason: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    extra: { errors?: FieldError[]; retryAfterSeconds?: number; cause?: unknown } = {},
+    extra: { errors?: FieldError[]; retryAfterSeconds?: number; reason?: string; cause?: unknown } = {},
   ) {
     super(message, { cause: extra.cause });
     this.name = 'AppError';
     this.code = code;
     this.errors = extra.errors;
     this.retryAfterSeconds = extra.retryAfterSeconds;
+    this.reason = extra.reason;
   }
 }
 

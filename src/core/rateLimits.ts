@@ -1,4 +1,4 @@
-// Ingress rate limits (fixed 60 s windows) with rate-limiter-flexible. Over the limit is a returned "no"
+// Ingress rate limits (fixed windows, mostly 60 s) with rate-limiter-flexible. Over the limit is a returned "no"
 // with the seconds to wait, never an exception. RATE_LIMITS=off disables them all.
 import {
   RateLimiterMemory,
@@ -15,12 +15,14 @@ export interface Limiter {
   consume(key: string): Promise<LimitResult>;
   /** Whether `key` is already over the limit, without counting. */
   check(key: string): Promise<LimitResult>;
+  /** Gives back one event counted for `key` (it turned out not to count). */
+  refund(key: string): Promise<void>;
 }
 
 export const OAUTH_TOKEN_FAILURES = 10;
 
 const OK: LimitResult = { ok: true };
-const unlimited: Limiter = { consume: async () => OK, check: async () => OK };
+const unlimited: Limiter = { consume: async () => OK, check: async () => OK, refund: async () => {} };
 
 function limiter(
   name: string,
@@ -59,6 +61,9 @@ function limiter(
       const res = await impl.get(key);
       return res !== null && res.consumedPoints >= points ? refused(res) : OK;
     },
+    async refund(key) {
+      await impl.reward(key, 1);
+    },
   };
 }
 
@@ -68,7 +73,11 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>, 
   const l = config.limits;
   return {
     smtpMessagesPerIp: limiter('smtp-ip', l.smtpPerIp, 60, on, redis),
+    /** Authenticated submission per workspace: the workspace's own apps. */
     smtpMessagesPerWorkspace: limiter('smtp-ws', l.smtpPerWorkspace, 60, on, redis),
+    /** Anonymous inbound mail per workspace, counted apart: strangers who know an inbound address cannot
+     * spend the budget of the workspace's own apps on the submission port. */
+    smtpInboundPerWorkspace: limiter('smtp-inbound-ws', l.smtpInboundPerWorkspace, 60, on, redis),
     /** Failed SMTP AUTH per client address and username: 10 in 10 minutes, then AUTH as that username from
      * that address is refused until the window passes; other usernames from the address are not affected. */
     smtpAuthFailures: limiter('smtp-auth', 10, 600, on, redis),
@@ -76,6 +85,8 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>, 
     capturePerWorkspace: limiter('capture-ws', l.capturePerWorkspace, 60, on, redis),
     /** Failed OAuth token requests per client and address: 10 in 60 s, then 429 until the window passes. */
     oauthTokenFailures: limiter('oauth-token-fail', OAUTH_TOKEN_FAILURES, 60, on, redis),
+    /** Anonymous client registrations per client address: OAUTH_REGISTRATIONS_PER_HOUR in an hour, then 429. */
+    oauthRegistrations: limiter('oauth-register', l.oauthRegistrationsPerHour, 3_600, on, redis),
   };
 }
 

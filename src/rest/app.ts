@@ -1,11 +1,18 @@
 // Builds the API listener: /api/v1 (REST), the OAuth authorization server (/oauth, /.well-known),
 // /openapi/v1.json, /api-docs, /healthz and the dashboard (/).
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.ts';
 import { installAuth } from './auth.ts';
 import { clientErrorHandler } from './clientError.ts';
+import { capConnectionsPerAddress } from './connectionCaps.ts';
 import { installDocs } from './docs.ts';
 import { installErrorHandling, sendProblem } from './errorHandler.ts';
 import { problem } from '../core/problem.ts';
@@ -37,6 +44,8 @@ export interface ApiOptions {
   mount?: (scope: FastifyInstance) => void;
   /** The built dashboard (index.html, assets/); dist/web unless a test says otherwise. */
   webDir?: string;
+  /** Open connections at most (below the process's file-descriptor limit; see cli/fdLimit.ts). */
+  maxConnections?: number;
 }
 
 /** Mock rule lists can reach 100 rules of 64 KB bodies. */
@@ -47,7 +56,11 @@ const IDLE_SOCKET_MS = 120_000;
 const HOLDING_SOCKET_MS = 330_000;
 const HOLDS_OPEN = /\/wait$|\/events$|^\/mcp$/;
 /** Open connections at most: 10,000 held waits plus room for everything else. */
-const MAX_CONNECTIONS = 20_000;
+export const MAX_CONNECTIONS = 20_000;
+
+const closeAfterReply = async (_request: FastifyRequest, reply: FastifyReply) => {
+  reply.header('Connection', 'close');
+};
 
 export async function buildApi({
   core,
@@ -56,6 +69,7 @@ export async function buildApi({
   redis,
   mount,
   webDir,
+  maxConnections = MAX_CONNECTIONS,
 }: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     // A child whose `req` serializer replaces fastify's: secret query values are redacted (requestLog.ts).
@@ -97,20 +111,32 @@ export async function buildApi({
     clientErrorHandler: clientErrorHandler(logger as FastifyBaseLogger),
   });
 
-  app.server.maxConnections = MAX_CONNECTIONS;
+  app.server.maxConnections = maxConnections;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     // (`inject` requests have no real socket.)
     if (HOLDS_OPEN.test(request.routeOptions.url ?? '')) request.raw.socket?.setTimeout?.(HOLDING_SOCKET_MS);
   });
+  capConnectionsPerAddress(app, {
+    perAddress: core.config.connectionsPerIp.api,
+    trustedProxies: core.config.trustedProxies,
+    onRefused: (ip) =>
+      logger.warn(
+        { ip, limit: core.config.connectionsPerIp.api },
+        'API connections refused: too many at once from this address (API_MAX_CONNECTIONS_PER_IP)',
+      ),
+  });
   installErrorHandling(app);
+  const limiters = await installRateLimit(app, core.config, redis);
 
-  app.get('/healthz', { logLevel: 'warn' }, async (_request, reply) =>
-    isReady() ? { status: 'ok' } : reply.code(503).send({ status: 'starting' }),
+  app.get(
+    '/healthz',
+    // A probe's connection is not kept alive: probing every few seconds must not hold a socket for good.
+    { logLevel: 'warn', onRequest: [closeAfterReply, ...(limiters ? [limiters.healthz] : [])] },
+    async (_request, reply) => (isReady() ? { status: 'ok' } : reply.code(503).send({ status: 'starting' })),
   );
   await installDocs(app);
   await app.register(async (scope) => dashboardRoutes(scope, webDir));
-  const limiters = await installRateLimit(app, core.config, redis);
 
   // Sign-in and sign-out authenticate themselves (a key in the body, or the cookie itself).
   await app.register(

@@ -56,7 +56,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       if (err.retryAfterSeconds !== undefined) reply.header('Retry-After', String(err.retryAfterSeconds));
       const body = problem(SLUG_OF_CODE[err.code], err.message, request.id, request.url, err.errors);
       if (err.code === 'unavailable')
-        request.log.warn({ err: err.message }, 'request refused: the store is unreachable');
+        request.log.warn(
+          { err: err.message },
+          `request refused: ${err.reason ?? 'the store is unavailable'}`,
+        );
       else if ((body.status ?? 0) >= 500) request.log.error({ err }, 'request failed');
       return sendProblem(reply, body);
     }

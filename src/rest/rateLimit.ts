@@ -13,6 +13,8 @@ const WINDOW_MS = 60_000;
 export interface ApiLimiters {
   perIp: onRequestHookHandler;
   perKey: onRequestHookHandler;
+  /** GET /healthz per client address: it needs no key, so it has a budget of its own. */
+  healthz: onRequestHookHandler;
 }
 
 export async function installRateLimit(
@@ -48,5 +50,6 @@ export async function installRateLimit(
   return {
     perIp: hook(config.limits.apiPerIp, (request) => `ip:${request.ip}`),
     perKey: hook(config.limits.apiPerKey, (request) => `key:${request.principal.keyId}`),
+    healthz: hook(config.limits.healthzPerIp, (request) => `healthz:${request.ip}`),
   };
 }

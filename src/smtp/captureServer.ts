@@ -1,18 +1,21 @@
 // The two SMTP listeners. Submission: STARTTLS, then AUTH with a sandbox's credentials, any recipient.
 // Inbound: no AUTH, recipients must be <anything>@<sandbox id>.<CAPTURE_DOMAIN>. Both hand DATA to core's
-// one ingest path and answer 250 only after it committed.
+// one ingest path and answer 250 only after it committed; both cap sessions per address, idle sessions and
+// recipients per transaction.
 import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import type { Core } from '../core/core.ts';
-import { isAppError } from '../core/errors.ts';
 import type { MailDelivery } from '../core/mail/ingest.ts';
 import type { MailTarget } from '../core/mail/smtpAccess.ts';
+import { createConnectionGuard } from './connectionGuard.ts';
 import { readData } from './readData.ts';
-import { fromCoreError, replies, type SmtpReplyError } from './replies.ts';
+import { fromCoreError, refusalReason, replies, type SmtpReplyError } from './replies.ts';
 import type { TlsCredentials } from './tlsCredentials.ts';
 
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 const MAX_AUTH_FAILURES_PER_CONNECTION = 3;
+/** Recipients of one transaction; RFC 5321 4.5.3.1.8 asks servers to take at least 100. */
+export const MAX_RECIPIENTS = 100;
 
 type Callback = (err?: SmtpReplyError | null) => void;
 
@@ -65,6 +68,7 @@ export function createCaptureSmtpServer({
     const perIp = await core.limits.smtpMessagesPerIp.consume(session.remoteAddress);
     if (!perIp.ok) throw replies.rateLimited(perIp.retryAfterSeconds);
     if (mode === 'submission') {
+      // Inbound mail counts against its own budget (onRcptTo): strangers cannot spend this one.
       const perWorkspace = await core.limits.smtpMessagesPerWorkspace.consume(
         (session.user as MailTarget).workspaceId,
       );
@@ -73,13 +77,19 @@ export function createCaptureSmtpServer({
   }
 
   async function onRcptTo(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
+    const rcpts = session.envelope.rcptTo;
+    const lower = address.address.toLowerCase();
+    // A repeated recipient replaces its earlier entry (smtp-server), so it never counts twice.
+    if (rcpts.length >= MAX_RECIPIENTS && !rcpts.some((r) => r.address.toLowerCase() === lower)) {
+      throw replies.tooManyRecipients(MAX_RECIPIENTS);
+    }
     if (mode === 'submission') return; // the credential selects the sandbox; any valid address is known
     const target = await core.smtpAccess.recipientTarget(address.address);
     if (target === undefined) throw replies.unknownRecipient(address.address, core.config.captureDomain);
     let counted = countedWorkspaces.get(session.envelope);
     if (counted === undefined) countedWorkspaces.set(session.envelope, (counted = new Set()));
     if (!counted.has(target.workspaceId)) {
-      const perWorkspace = await core.limits.smtpMessagesPerWorkspace.consume(target.workspaceId);
+      const perWorkspace = await core.limits.smtpInboundPerWorkspace.consume(target.workspaceId);
       if (!perWorkspace.ok) throw replies.rateLimited(perWorkspace.retryAfterSeconds);
       counted.add(target.workspaceId);
     }
@@ -119,9 +129,10 @@ export function createCaptureSmtpServer({
         deliveries: deliveries(session),
       });
     } catch (err) {
-      if (isAppError(err) && err.code === 'unavailable') {
-        log.warn({ err: err.message, session: session.id }, 'message refused: the store is unreachable');
-      } else log.error({ err, session: session.id }, 'storing a message failed');
+      const reason = refusalReason(err);
+      if (reason !== undefined)
+        log.warn({ err: (err as Error).message, session: session.id }, `message refused: ${reason}`);
+      else log.error({ err, session: session.id }, 'storing a message failed');
       throw fromCoreError(err);
     }
     if (result.stored.length === 0) throw replies.sandboxGone();
@@ -129,24 +140,50 @@ export function createCaptureSmtpServer({
     return `2.6.0 Captured ${result.stored.map((s) => s.messageId).join(', ')}`;
   }
 
-  /** smtp-server takes callbacks; run a promise handler and answer with its result or its reply error. */
+  const timeoutMs = core.config.smtpSocketTimeoutSeconds * 1000;
+  const guard = createConnectionGuard({
+    maxPerAddress: core.config.connectionsPerIp.smtp,
+    idleMs: timeoutMs,
+    onRefused: (ip) =>
+      log.warn(
+        { ip, limit: core.config.connectionsPerIp.smtp },
+        'SMTP connections refused: too many at once from this address (SMTP_MAX_CONNECTIONS_PER_IP)',
+      ),
+    onIdleClose: (closed) => log.info(closed, 'SMTP session closed: no mail sent within the socket timeout'),
+  });
+
+  /**
+   * smtp-server takes callbacks; run a promise handler and answer with its result or its reply error. While it
+   * runs the session is not idle; an accepted step is progress (connectionGuard.ts).
+   */
   const settle =
-    <T>(work: () => Promise<T>, done: (err: SmtpReplyError | null, value?: T) => void) =>
-    () =>
+    <T>(
+      session: SMTPServerSession,
+      work: () => Promise<T>,
+      done: (err: SmtpReplyError | null, value?: T) => void,
+    ) =>
+    () => {
+      guard.busy(session);
       work().then(
-        (value) => done(null, value),
+        (value) => {
+          guard.done(session, true);
+          done(null, value);
+        },
         (err: unknown) => {
+          guard.done(session, false);
           if ((err as SmtpReplyError).responseCode === undefined) {
-            if (isAppError(err) && err.code === 'unavailable') {
-              log.warn({ err: err.message }, 'SMTP command refused: the store is unreachable');
-            } else log.error({ err }, 'SMTP handler failed');
+            const reason = refusalReason(err);
+            if (reason !== undefined)
+              log.warn({ err: (err as Error).message }, `SMTP command refused: ${reason}`);
+            else log.error({ err }, 'SMTP handler failed');
             return done(fromCoreError(err));
           }
           done(err as SmtpReplyError);
         },
       );
+    };
 
-  return new SMTPServer({
+  const server = new SMTPServer({
     name: hostname,
     banner: 'sandtrap mail capture: nothing is delivered',
     key: tls.key,
@@ -161,30 +198,42 @@ export function createCaptureSmtpServer({
     hideENHANCEDSTATUSCODES: true,
     disableReverseLookup: true,
     maxClients: 500,
-    socketTimeout: 60_000,
+    socketTimeout: timeoutMs,
     // Sessions still in DATA get this long on shutdown (the process exits after 10 s at most).
     closeTimeout: 5_000,
     logger: false,
+    onConnect(session, callback) {
+      callback(guard.admit(session));
+    },
+    onSecure(socket, session, callback) {
+      guard.secured(session, socket);
+      callback();
+    },
     onAuth(auth, session, callback) {
       settle(
+        session,
         () => onAuth(auth, session),
         (err, user) => (err ? callback(err) : callback(null, { user })),
       )();
     },
     onMailFrom(_address, session, callback: Callback) {
-      settle(() => onMailFrom(session), callback)();
+      settle(session, () => onMailFrom(session), callback)();
     },
     onRcptTo(address, session, callback: Callback) {
-      settle(() => onRcptTo(address, session), callback)();
+      settle(session, () => onRcptTo(address, session), callback)();
     },
     onData(stream, session, callback) {
       settle(
+        session,
         () => onData(stream, session),
         (err, message) => (err ? callback(err) : callback(null, message)),
       )();
     },
     onClose(session) {
       authFailures.delete(session.id);
+      guard.closed(session);
     },
   });
+  guard.attach(server.server);
+  return server;
 }

@@ -23,6 +23,10 @@ export const replies = {
   tooManyAuthFailures: () => reply(421, '4.7.0', 'Too many failed logins; closing the connection'),
   authThrottled: (seconds: number) =>
     reply(421, '4.7.0', `Too many failed logins for this username from your address; retry in ${seconds} s`),
+  tooManyConnections: (limit: number) =>
+    reply(421, '4.7.0', `Too many connections from your address (at most ${limit} at once); retry later`),
+  tooManyRecipients: (limit: number) =>
+    reply(452, '4.5.3', `Too many recipients: at most ${limit} per message; send the rest in another`),
   rateLimited: (seconds: number) =>
     reply(421, '4.7.0', `Too many messages; nothing was kept, retry in ${seconds} s`),
   sandboxGone: () => reply(550, '5.7.1', 'The sandbox was deleted or has expired; nothing was kept'),
@@ -32,14 +36,24 @@ export const replies = {
     reply(552, '5.3.4', `Message exceeds the ${limit / (1024 * 1024)} MB limit; nothing was kept`),
   storeFailed: () =>
     reply(451, '4.3.0', 'Temporary failure storing the message; nothing was kept, retry later'),
-  storeUnreachable: (seconds: number) =>
-    reply(451, '4.3.0', `The mail store is unreachable; nothing was kept, retry in ${seconds} s`),
+  /** The store refuses for `reason` ("disk full in DATA_DIR", "the database is unreachable"). */
+  storeRefused: (reason: string, seconds: number) =>
+    reply(
+      451,
+      '4.3.0',
+      `${reason.charAt(0).toUpperCase()}${reason.slice(1)}; nothing was kept, retry in ${seconds} s`,
+    ),
 };
 
 /** A core failure during a transaction: never a 5xx that would make the sender drop the mail for good. */
 export function fromCoreError(err: unknown): SmtpReplyError {
   if (isAppError(err) && err.code === 'rate_limited') return replies.rateLimited(err.retryAfterSeconds ?? 60);
-  if (isAppError(err) && err.code === 'unavailable')
-    return replies.storeUnreachable(err.retryAfterSeconds ?? 5);
+  if (isAppError(err) && err.code === 'unavailable' && err.reason !== undefined)
+    return replies.storeRefused(err.reason, err.retryAfterSeconds ?? 5);
   return replies.storeFailed();
+}
+
+/** How a log line names a core failure that refused an SMTP command: the store's reason when it gave one. */
+export function refusalReason(err: unknown): string | undefined {
+  return isAppError(err) && err.code === 'unavailable' ? (err.reason ?? 'the store failed') : undefined;
 }

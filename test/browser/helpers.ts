@@ -14,6 +14,7 @@ import {
   NODE_BIN,
   REPO_ROOT,
   startServerProcess,
+  tempDir,
   type ServerProcess,
 } from '../helpers/process.ts';
 
@@ -52,6 +53,8 @@ export interface Harness {
   server: ServerProcess;
   browser: Browser;
   apiKey: string;
+  /** The first API key of each workspace HarnessOptions.workspaces named, by name. */
+  workspaceKeys: Record<string, string>;
   /** http://127.0.0.1:<API_PORT>, the dashboard's origin. */
   origin: string;
   /** fetch on /api/v1 with the API key (not the cookie). */
@@ -66,14 +69,57 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Builds the dashboard, starts `sandtrap serve` on a fresh embedded store and launches chromium. */
-export async function startHarness(): Promise<Harness> {
+/**
+ * Runs a `sandtrap` command to completion and returns its stdout. Not runCli: that one gives up after 20 s, and
+ * on a busy 2-core machine opening, migrating and closing a fresh embedded store takes about that long.
+ */
+function cli(args: string[], env: Record<string, string>, dataDir: string): string {
+  const inherited = { ...process.env };
+  for (const name of ['DATABASE_URL', 'BOOTSTRAP_API_KEY', 'LOG_LEVEL']) delete inherited[name];
+  const run = spawnSync(NODE_BIN, [join(REPO_ROOT, 'bin', 'sandtrap.js'), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...inherited, ...env, DATA_DIR: dataDir },
+    encoding: 'utf8',
+    timeout: 110_000,
+  });
+  assert.equal(run.status, 0, `sandtrap ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
+}
+
+export interface HarnessOptions {
+  /** More workspaces besides "default", made with `sandtrap workspaces create` before the server starts. */
+  workspaces?: string[];
+  /** Extra environment for `sandtrap serve` and those commands (DATABASE_URL for PostgreSQL). */
+  env?: Record<string, string>;
+}
+
+/** Builds the dashboard, starts `sandtrap serve` on a fresh store (embedded unless env says) and chromium. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   buildDashboard();
   // The dashboard's own calls, the tests' polling and bulk sends are not what the rate limits guard against.
-  const server = await startServerProcess({ env: { RATE_LIMITS: 'off' } });
-  const line = await server.waitForLine(/^API key: /, 20_000);
-  const apiKey = KEY_LINE.exec(line)?.[1] ?? assert.fail(`malformed key line: ${line}`);
-  await server.waitHealthy(20_000);
+  const env = { RATE_LIMITS: 'off', ...options.env };
+  const workspaceKeys: Record<string, string> = {};
+  let server: ServerProcess;
+  let apiKey: string;
+  if ((options.workspaces ?? []).length === 0) {
+    server = await startServerProcess({ env });
+    const line = await server.waitForLine(/^API key: /, 20_000);
+    apiKey = KEY_LINE.exec(line)?.[1] ?? assert.fail(`malformed key line: ${line}`);
+  } else {
+    // With other workspaces made first, the server would print no key of its own: "default" gets one
+    // generated here (BOOTSTRAP_API_KEY), as a deployment would.
+    const dataDir = tempDir();
+    apiKey = cli(['keys', 'generate'], env, dataDir).trim();
+    for (const name of options.workspaces ?? []) {
+      const out = cli(['workspaces', 'create', name], env, dataDir);
+      const line = out.split('\n').find((l) => KEY_LINE.test(l)) ?? '';
+      workspaceKeys[name] = KEY_LINE.exec(line)?.[1] ?? assert.fail(`no key line: ${out}`);
+    }
+    server = await startServerProcess({ dataDir, env: { ...env, BOOTSTRAP_API_KEY: apiKey } });
+  }
+  // A fresh store took 31 s to start at a load average of 20 on this 2-core machine; waitHealthy rejects at
+  // once if the process exits.
+  await server.waitHealthy(100_000);
   const browser = await launchBrowser();
   const origin = server.apiUrl;
 
@@ -100,6 +146,7 @@ export async function startHarness(): Promise<Harness> {
     server,
     browser,
     apiKey,
+    workspaceKeys,
     origin,
     api,
     json,
@@ -127,11 +174,11 @@ export async function startHarness(): Promise<Harness> {
  * returns a Harness that reads through to the running one, so tests and later hooks use it as they would the
  * harness itself. Hooks the suite registers after this call run with the harness already started.
  */
-export function useDashboard(): Harness {
+export function useDashboard(options: HarnessOptions = {}): Harness {
   let current: Harness | undefined;
   const live = () => current ?? assert.fail('the dashboard is not started: use it inside a test or hook');
   before(async () => {
-    current = await startHarness();
+    current = await startHarness(options);
   });
   after(async () => {
     await current?.close();
@@ -147,6 +194,9 @@ export function useDashboard(): Harness {
     },
     get apiKey() {
       return live().apiKey;
+    },
+    get workspaceKeys() {
+      return live().workspaceKeys;
     },
     get origin() {
       return live().origin;
@@ -245,26 +295,5 @@ export async function axe(page: Page, view: string): Promise<void> {
   );
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails with `what` after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The suite's one poll helper (generous deadline; see test/helpers/poll.ts). */
+export { eventually } from '../helpers/poll.ts';

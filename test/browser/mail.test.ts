@@ -135,7 +135,7 @@ describe('dashboard mail', () => {
     test('the extracted code is shown under the label "Code" with a copy button', async () => {
       const { context, page } = await openMessage(h, sandbox, message.id, 'Your sign-in code');
       const code = page.getByLabel('Code', { exact: true });
-      await code.waitFor({ timeout: 5_000 });
+      await code.waitFor();
       assert.match(await code.innerText(), /482913/);
       await page.getByRole('button', { name: 'Copy code' }).click();
       assert.equal(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText()), '482913');

@@ -266,9 +266,7 @@ describeEachStore('captured bodies', (getStore) => {
       ]);
       const headers = { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' };
 
-      const started = performance.now();
       const keys = await send(sb, { method: 'POST', path: '/keys', headers, body: gz });
-      const keysMs = performance.now() - started;
       assert.equal(keys.status, 200, keys.body.toString());
       assert.equal(keys.body.toString('utf8'), '{"email":""}');
       const health = await fetch(`${server.apiUrl}/healthz`);
@@ -281,12 +279,8 @@ describeEachStore('captured bodies', (getStore) => {
       assert.equal(whole.body.length, DECODED_CAP);
       assert.ok(whole.body.every((b) => b === 0));
 
-      const detailStarted = performance.now();
       const d = await detailOf(sb, keys.requestId);
-      const detailMs = performance.now() - detailStarted;
-      t.diagnostic(
-        `${gz.length} gzip bytes inflating to 1 GiB: capture answered in ${keysMs.toFixed(0)} ms, detail in ${detailMs.toFixed(0)} ms`,
-      );
+      t.diagnostic(`${gz.length} gzip bytes inflating to 1 GiB`);
       assert.equal(d.bodyDecoding, 'cut');
       assert.equal(d.bodyTruncated, true);
       assert.equal(d.contentEncoding, 'gzip');

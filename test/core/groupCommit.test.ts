@@ -1,4 +1,5 @@
-// GroupCommit alone: batching by turn and in-flight wait, maxItems/maxBytes, concurrency, per-item retry.
+// GroupCommit alone: batching by turn and in-flight wait, maxItems/maxBytes, concurrency, per-item retry (none
+// when the store refuses the whole batch).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GroupCommit, type GroupCommitOptions } from '../../src/core/store/groupCommit.ts';
@@ -234,6 +235,25 @@ describe('GroupCommit', () => {
     assert.deepEqual(batches, [['x', 'y'], ['x'], ['y']]);
   });
 
+  it('a batch the store refuses as a whole (failsEveryItem: a full disk) rejects every item, none retried', async () => {
+    const full = new Error('disk full');
+    const batches: string[][] = [];
+    const gc = new GroupCommit<string, string>(
+      async (items) => {
+        batches.push([...items]);
+        throw full;
+      },
+      { ...defaults, failsEveryItem: (err) => err === full },
+    );
+    const settled = await Promise.allSettled(['a', 'b', 'c'].map((i) => gc.submit(i)));
+    assert.deepEqual(batches, [['a', 'b', 'c']]);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'rejected' ? s.reason : s.value)),
+      [full, full, full],
+    );
+    assert.equal(gc.pending(), 0);
+  });
+
   it('a lone item whose write throws rejects with that error and is not retried', async () => {
     const err = new Error('store down');
     let calls = 0;
@@ -274,12 +294,18 @@ describe('GroupCommit', () => {
       assert.deepEqual(await results, ['b:ok', 'a:ok']);
     });
 
-    it('waits at most announcedWaitMs, and the late item is still written afterwards', async () => {
+    it('waits at most announcedWaitMs, and the late item is still written afterwards', async (t) => {
+      // Time is the subject: a mocked setTimeout, so a busy machine cannot run the 30 ms out early.
+      t.mock.timers.enable({ apis: ['setTimeout'] });
       const { gc, batches } = instantWriter({ announcedWaitMs: 30 });
       const late = gc.announce();
-      const started = performance.now();
-      assert.equal(await gc.submit('b'), 'b:ok');
-      assert.ok(performance.now() - started >= 25, 'the batch waited for the announced item');
+      const b = gc.submit('b');
+      for (let i = 0; i < 5; i++) await turn();
+      t.mock.timers.tick(29);
+      for (let i = 0; i < 5; i++) await turn();
+      assert.deepEqual(batches, [], 'the batch waits for the announced item');
+      t.mock.timers.tick(1);
+      assert.equal(await b, 'b:ok');
       assert.deepEqual(batches, [['b']]);
       assert.equal(await late.submit('late'), 'late:ok');
       assert.deepEqual(batches, [['b'], ['late']]);

@@ -11,6 +11,7 @@ import { testClock, type TestClock } from '../helpers/clock.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 const REDIRECT = 'http://127.0.0.1:4567/callback';
+const FROM = { address: '127.0.0.1' };
 
 function pkce() {
   const verifier = randomBytes(32).toString('base64url');
@@ -25,6 +26,7 @@ describe('redirect URIs', () => {
       'http://[::1]:9/cb',
       'http://localhost:3000/x',
       'cursor://anysphere.cursor-retrieval/oauth/callback',
+      'com.example.app:/oauth2redirect',
     ]) {
       assert.equal(redirectUriProblem(ok), undefined, ok);
     }
@@ -36,6 +38,8 @@ describe('redirect URIs', () => {
       'https://u:p@a.example/cb',
       '/relative',
       'file:///etc/passwd',
+      'myapp://callback',
+      'https://@a.example/cb',
     ]) {
       assert.notEqual(redirectUriProblem(bad), undefined, bad);
     }
@@ -50,6 +54,7 @@ describe('redirect URIs', () => {
     assert.equal(matchRedirectUri('https://a.example:8443/cb', ['https://a.example/cb']), undefined);
     assert.equal(matchRedirectUri('https://a.example/cb?x=1', ['https://a.example/cb']), undefined);
     assert.equal(matchRedirectUri('https://a.example/cb', ['https://a.example/cb']), 'https://a.example/cb');
+    assert.equal(matchRedirectUri('http://u@127.0.0.1:61234/cb', ['http://127.0.0.1/cb']), undefined);
   });
 });
 
@@ -71,11 +76,14 @@ describeEachStore('core.oauth', (getStore) => {
   }
 
   async function registerPublic(): Promise<PresentedClient> {
-    const reg = await core.oauth.register({
-      redirect_uris: [REDIRECT],
-      token_endpoint_auth_method: 'none',
-      client_name: 'Test agent',
-    });
+    const reg = await core.oauth.register(
+      {
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        client_name: 'Test agent',
+      },
+      FROM,
+    );
     assert.ok(reg.ok, JSON.stringify(reg));
     return { clientId: reg.registration.client_id, clientSecret: undefined, method: 'none' };
   }
@@ -321,7 +329,7 @@ describeEachStore('core.oauth', (getStore) => {
 
   it('authenticates confidential clients by their secret', async () => {
     const { principal } = await setUp();
-    const reg = await core.oauth.register({ redirect_uris: [REDIRECT], client_name: 'Server app' });
+    const reg = await core.oauth.register({ redirect_uris: [REDIRECT], client_name: 'Server app' }, FROM);
     assert.ok(reg.ok && reg.registration.client_secret !== undefined);
     assert.equal(reg.registration.token_endpoint_auth_method, 'client_secret_basic');
     const client: PresentedClient = {
@@ -415,5 +423,84 @@ describeEachStore('core.oauth', (getStore) => {
       client,
     );
     assert.ok(!wider.ok && wider.error === 'invalid_scope');
+  });
+  it('prunes clients never authorized after a day and every client unused for 90 days', async () => {
+    const { principal } = await setUp();
+    const DAY = 86_400_000;
+    const exists = async (client: PresentedClient) => {
+      const started = await core.oauth.startAuthorization({ client_id: client.clientId });
+      return started.ok || started.error !== 'invalid_client';
+    };
+    const connect = async (client: PresentedClient) => {
+      const { code, verifier } = await approve(principal, client);
+      return exchange(client, code, verifier);
+    };
+    // Far past every earlier test's clients (same store), so that this test's are all there is.
+    clock.advance(365 * DAY);
+    await core.sweep();
+    assert.equal((await core.oauth.sweepClients())?.clients, 0);
+
+    const never = await registerPublic();
+    const authorized = await registerPublic();
+    await connect(authorized);
+    const refreshing = await registerPublic();
+    let tokens = await connect(refreshing);
+    // Registered a day ago and mid-consent now: a person slow to approve keeps the client.
+    const pending = await registerPublic();
+
+    clock.advance(DAY - 60_000);
+    const early = await core.oauth.sweepClients();
+    assert.equal(early?.prunedNeverAuthorized, 0, 'not a day old yet');
+    assert.equal(early?.clients, 4);
+    assert.equal(early?.registeredLastDay, 4);
+    // Each holds its name and its redirect URIs as JSON (["…"]).
+    assert.equal(early?.metadataBytes, 4 * ('Test agent'.length + REDIRECT.length + 4));
+
+    clock.advance(120_000);
+    const started = await core.oauth.startAuthorization({
+      response_type: 'code',
+      client_id: pending.clientId,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+      resource: core.oauth.urls.resource(),
+    });
+    assert.ok(started.ok);
+    const day = await core.oauth.sweepClients();
+    assert.deepEqual(day, {
+      prunedNeverAuthorized: 1,
+      prunedUnused: 0,
+      clients: 3,
+      registeredLastDay: 0,
+      metadataBytes: 3 * ('Test agent'.length + REDIRECT.length + 4),
+    });
+    assert.equal(await exists(never), false, 'never authorized, a day old: gone');
+    assert.equal(await exists(authorized), true);
+    assert.equal(await exists(refreshing), true);
+    assert.equal(await exists(pending), true, 'its consent request is still open');
+
+    // One client keeps refreshing (refresh tokens last 30 days); the other is never heard of again.
+    for (const days of [28, 29, 29]) {
+      clock.advance(days * DAY);
+      const renewed = await core.oauth.token(
+        { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+        refreshing,
+      );
+      assert.ok(renewed.ok, JSON.stringify(renewed));
+      tokens = renewed.tokens;
+      await core.sweep();
+    }
+    clock.advance(4 * DAY); // 91 days after the last tokens of `authorized`
+    const late = await core.oauth.sweepClients();
+    assert.equal(late?.prunedUnused, 1);
+    assert.equal(late?.prunedNeverAuthorized, 1, 'the pending one, its request long expired');
+    assert.equal(late?.clients, 1);
+    assert.equal(await exists(pending), false);
+    assert.equal(await exists(authorized), false, 'unused for 91 days: gone');
+    assert.equal(await exists(refreshing), true, 'used within the 90 days: kept');
+    const refreshed = await core.oauth.token(
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      refreshing,
+    );
+    assert.ok(refreshed.ok, 'the kept client still refreshes');
   });
 });

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, test } from 'node:test';
 import { allIds, startLoad } from '../helpers/faultLoad.ts';
+import { eventually } from '../helpers/poll.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.ts';
 import {
   cleanupProcesses,
@@ -39,15 +39,15 @@ async function startUnreaped(env: Record<string, string>, apiPort: number) {
     parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     parent.once('exit', () => reject(new Error('the python3 parent exited')));
   });
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${apiPort}/healthz`)
-      .then((r) => r.status === 200)
-      .catch(() => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error('the server under python3 did not become healthy');
-    await sleep(100);
-  }
+  await eventually(
+    'the server under python3 to become healthy',
+    () =>
+      fetch(`http://127.0.0.1:${apiPort}/healthz`)
+        .then((r) => r.status === 200)
+        .catch(() => false),
+    60_000,
+    100,
+  );
   return { pid, parent };
 }
 
@@ -75,11 +75,25 @@ async function killUnderLoadAndRestart(storeEnv: Record<string, string>, embedde
     const sandboxId = ((await created.json()) as { id: string }).id;
 
     const load = startLoad({ capturePort: ports.capture, smtpInboundPort: ports.smtpInbound, sandboxId });
-    await sleep(1_500);
+    // Killed mid-load once enough was acknowledged, however long that takes on a busy machine.
+    const acked = () => ({
+      captures: load.captures.filter((c) => c.status === 200).length,
+      mails: load.mails.filter((m) => m.ok).length,
+    });
+    await eventually(
+      () => `11 captures and 3 mails acknowledged (${JSON.stringify(acked())})`,
+      () => acked().captures > 10 && acked().mails > 2,
+      60_000,
+      20,
+    );
     process.kill(pid, 'SIGKILL');
     await load.stop();
-    for (let i = 0; i < 100 && processState(pid) !== 'Z'; i++) await sleep(20);
-    assert.equal(processState(pid), 'Z', 'the killed server should still be an unreaped zombie');
+    await eventually(
+      'the killed server to be an unreaped zombie',
+      () => processState(pid) === 'Z',
+      20_000,
+      20,
+    );
 
     if (embedded) {
       // What a pid lock file left by an older sandtrap looks like, naming a live process that is not sandtrap.

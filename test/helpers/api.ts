@@ -30,6 +30,7 @@ export function testConfig(env: Record<string, string> = {}): Readonly<Config> {
     DATA_DIR: '/nonexistent-test-dir',
     RATE_LIMIT_API_PER_KEY: '1000000',
     RATE_LIMIT_API_PER_IP: '1000000',
+    OAUTH_REGISTRATIONS_PER_HOUR: '1000000',
     ...env,
   });
 }

@@ -3,16 +3,17 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventStream, type LiveEvent } from '../../src/client/events.ts';
+import { eventually } from './poll.ts';
 
 export interface EventReader {
   stream: EventStream;
   /** Events received and not taken yet. */
   buffered: LiveEvent[];
-  /** The next event; fails after `ms`. */
+  /** The next event; fails after `ms` (a generous bound: it only ends a test whose event never came). */
   next(ms?: number): Promise<LiveEvent>;
   /** The next `n` events. */
   take(n: number, ms?: number): Promise<LiveEvent[]>;
-  /** Asserts that no event arrives within `ms`. */
+  /** Asserts that no event has arrived after `ms` more (a check that only a wrong event can fail). */
   none(ms: number): Promise<void>;
   /** Resolves when the server ended the stream (or it failed: `error`). */
   ended: Promise<void>;
@@ -63,24 +64,28 @@ export async function openEvents(
       return done;
     },
     ended,
-    async next(ms = 5_000) {
-      const deadline = Date.now() + ms;
-      while (buffered.length === 0) {
-        if (done)
-          assert.fail(
-            `the stream ended (${String(reader.error ?? 'by the server')}) while an event was awaited`,
-          );
-        const left = deadline - Date.now();
-        if (left <= 0) assert.fail(`no event within ${ms} ms`);
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, left).unref();
-        });
-        wake = undefined;
+    async next(ms = 20_000) {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        wake?.();
+      }, ms);
+      try {
+        while (buffered.length === 0) {
+          if (done)
+            assert.fail(
+              `the stream ended (${String(reader.error ?? 'by the server')}) while an event was awaited`,
+            );
+          if (timedOut) assert.fail(`no event within ${ms} ms`);
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+      } finally {
+        clearTimeout(timer);
       }
       return buffered.shift() as LiveEvent;
     },
-    async take(n, ms = 5_000) {
+    async take(n, ms = 20_000) {
       const out: LiveEvent[] = [];
       for (let i = 0; i < n; i++) out.push(await reader.next(ms));
       return out;
@@ -96,11 +101,7 @@ export async function openEvents(
     close: () => stream.close(),
   };
   // Once the server has answered, every later commit reaches the stream.
-  const deadline = Date.now() + 5_000;
-  while (!opened && !done) {
-    if (Date.now() > deadline) assert.fail('the server did not answer the stream within 5 s');
-    await sleep(5);
-  }
+  await eventually('the server to answer the stream', () => opened || done, 20_000, 5);
   if (done && error !== undefined) throw error;
   return reader;
 }

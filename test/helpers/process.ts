@@ -18,7 +18,12 @@ export const NODE_BIN =
     : join(REPO_ROOT, 'node_modules', '.bin', 'node');
 
 const MAIN = join(REPO_ROOT, 'bin', 'sandtrap.js');
-const MAX_WAIT_MS = 20_000;
+/**
+ * The least time a helper waits for a process to start, print a line, answer /healthz or exit: on a busy
+ * 2-core machine a plain start once took over 20 s. These bounds only end a test whose event never comes.
+ */
+const MIN_WAIT_MS = 60_000;
+const waitMs = (asked: number) => Math.max(asked, MIN_WAIT_MS);
 
 const liveChildren = new Set<ChildProcess>();
 const tempDirs = new Set<string>();
@@ -107,13 +112,10 @@ function waiter<T>(
   return new Promise<T>((resolve, reject) => {
     const first = check();
     if (first !== undefined) return resolve(first);
-    const timer = setTimeout(
-      () => {
-        unsubscribe();
-        reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${description}`));
-      },
-      Math.min(timeoutMs, MAX_WAIT_MS),
-    );
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(`Timed out after ${waitMs(timeoutMs)} ms waiting for ${description}`));
+    }, waitMs(timeoutMs));
     const unsubscribe = subscribe(
       () => {
         const value = check();
@@ -173,6 +175,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** CLI arguments; `['serve']` by default. */
   args?: string[];
+  /** A command that runs node in its place, e.g. `['prlimit', '--nofile=2500:2500']` (it must exec node). */
+  wrapper?: string[];
 }
 
 /** The environment a test server gets: a DATA_DIR, HOST 127.0.0.1 and four fresh ports. */
@@ -197,7 +201,9 @@ export async function serverEnv(
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? tempDir();
   const { env, ports } = await serverEnv(dataDir);
-  const child = spawn(NODE_BIN, [MAIN, ...(options.args ?? ['serve'])], {
+  const [wrapper, ...wrapperArgs] = options.wrapper ?? [];
+  const nodeArgs = [MAIN, ...(options.args ?? ['serve'])];
+  const child = spawn(wrapper ?? NODE_BIN, wrapper ? [...wrapperArgs, NODE_BIN, ...nodeArgs] : nodeArgs, {
     cwd: REPO_ROOT,
     env: { ...baseEnv(), ...env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -264,7 +270,7 @@ export async function startServerProcess(options: StartOptions = {}): Promise<Se
   const apiUrl = `http://127.0.0.1:${ports.api}`;
 
   async function waitExit(timeoutMs = 15_000): Promise<number | null> {
-    const limit = Math.min(timeoutMs, MAX_WAIT_MS);
+    const limit = waitMs(timeoutMs);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), limit);
@@ -311,7 +317,7 @@ export async function startServerProcess(options: StartOptions = {}): Promise<Se
       );
     },
     async waitHealthy(timeoutMs = 15_000) {
-      const deadline = Date.now() + Math.min(timeoutMs, MAX_WAIT_MS);
+      const deadline = Date.now() + waitMs(timeoutMs);
       while (Date.now() < deadline) {
         if (exited) throw new Error(`The server exited before it was healthy: ${exitMessage()}`);
         try {
@@ -324,7 +330,7 @@ export async function startServerProcess(options: StartOptions = {}): Promise<Se
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       throw new Error(
-        `The server was not healthy within ${timeoutMs} ms; stderr:\n${stderrText.slice(-2000)}`,
+        `The server was not healthy within ${waitMs(timeoutMs)} ms; stderr:\n${stderrText.slice(-2000)}`,
       );
     },
     waitExit,
@@ -372,7 +378,7 @@ export function runCli(
     child.stderr.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (stdout += chunk));
     child.stderr.on('data', (chunk: string) => (stderr += chunk));
-    const limit = Math.min(timeoutMs, MAX_WAIT_MS);
+    const limit = waitMs(timeoutMs);
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(

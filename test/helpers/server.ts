@@ -41,6 +41,9 @@ export async function startTestServer(store: Store, env: Record<string, string> 
     // Suites make many API calls from one key and address; the REST limits have their own test.
     RATE_LIMIT_API_PER_KEY: '1000000',
     RATE_LIMIT_API_PER_IP: '1000000',
+    // Probers (test/helpers/healthProber.ts) poll /healthz back to back while a test loads the server.
+    RATE_LIMIT_HEALTHZ_PER_IP: '1000000',
+    OAUTH_REGISTRATIONS_PER_HOUR: '1000000',
     ...env,
   });
   const clock = testClock();

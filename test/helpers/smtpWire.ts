@@ -27,9 +27,10 @@ export class Wire {
     });
   }
 
-  static connect(port: number): Promise<Wire> {
+  /** `localAddress`: the client's own address (another loopback address, such as 127.0.0.2, is another client). */
+  static connect(port: number, localAddress?: string): Promise<Wire> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1');
+      const socket = net.connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
       socket.once('error', reject);
       socket.once('connect', () => {
         socket.off('error', reject);
@@ -39,8 +40,8 @@ export class Wire {
   }
 
   /** Connects and reads the 220 greeting. */
-  static async open(port: number): Promise<Wire> {
-    const wire = await Wire.connect(port);
+  static async open(port: number, localAddress?: string): Promise<Wire> {
+    const wire = await Wire.connect(port, localAddress);
     const greeting = await wire.read();
     assert.equal(greeting.code, 220, greeting.text);
     return wire;
@@ -65,30 +66,31 @@ export class Wire {
     wake?.();
   }
 
-  async #nextLine(deadline: number): Promise<string> {
+  async #nextLine(timeout: { over: boolean }): Promise<string> {
     while (this.#lines.length === 0) {
       if (this.closed) throw new Error('connection closed while waiting for a reply');
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('timed out waiting for an SMTP reply');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      if (timeout.over) throw new Error('timed out waiting for an SMTP reply');
+      await new Promise<void>((resolve) => (this.#wake = resolve));
     }
     return this.#lines.shift() as string;
   }
 
-  /** Reads one (possibly multi-line) reply. */
-  async read(timeoutMs = 5000): Promise<Reply> {
-    const deadline = Date.now() + timeoutMs;
+  /** Reads one (possibly multi-line) reply; `timeoutMs` is a hang guard, generous for a busy machine. */
+  async read(timeoutMs = 20_000): Promise<Reply> {
+    const timeout = { over: false };
+    const timer = setTimeout(() => {
+      timeout.over = true;
+      this.#notify();
+    }, timeoutMs);
     const lines: string[] = [];
-    for (;;) {
-      const line = await this.#nextLine(deadline);
-      lines.push(line);
-      if (!/^\d{3}-/.test(line)) break;
+    try {
+      for (;;) {
+        const line = await this.#nextLine(timeout);
+        lines.push(line);
+        if (!/^\d{3}-/.test(line)) break;
+      }
+    } finally {
+      clearTimeout(timer);
     }
     return {
       code: Number((lines.at(-1) as string).slice(0, 3)),
@@ -114,24 +116,26 @@ export class Wire {
     const secure = tls.connect({ socket: plain as net.Socket, rejectUnauthorized: false });
     await Promise.race([
       once(secure, 'secureConnect'),
-      new Promise((_r, reject) => setTimeout(() => reject(new Error('TLS handshake timed out')), 5000)),
+      new Promise((_r, reject) => setTimeout(() => reject(new Error('TLS handshake timed out')), 20_000)),
     ]);
     this.#socket = secure;
     this.#attach(secure);
   }
 
-  /** Resolves true once the server closed the connection, false after the timeout. */
-  async waitClosed(timeoutMs = 3000): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.closed && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, deadline - Date.now());
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#lines.length = 0;
+  /** Resolves true once the server closed the connection, false after `timeoutMs` (generous by default). */
+  async waitClosed(timeoutMs = 20_000): Promise<boolean> {
+    let over = false;
+    const timer = setTimeout(() => {
+      over = true;
+      this.#notify();
+    }, timeoutMs);
+    try {
+      while (!this.closed && !over) {
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+        this.#lines.length = 0;
+      }
+    } finally {
+      clearTimeout(timer);
     }
     return this.closed;
   }
@@ -145,8 +149,12 @@ export class Wire {
 export const plainAuth = (user: string, pass: string) => Buffer.from(`\0${user}\0${pass}`).toString('base64');
 
 /** greeting, EHLO, STARTTLS, EHLO, AUTH PLAIN with a sandbox's SMTP credentials: a session ready for MAIL. */
-export async function authedWire(port: number, sandbox: Record<string, any>): Promise<Wire> {
-  const wire = await Wire.open(port);
+export async function authedWire(
+  port: number,
+  sandbox: Record<string, any>,
+  localAddress?: string,
+): Promise<Wire> {
+  const wire = await Wire.open(port, localAddress);
   assert.equal((await wire.command('EHLO raw.test')).code, 250);
   await wire.startTls();
   assert.equal((await wire.command('EHLO raw.test')).code, 250);

@@ -2,12 +2,12 @@
 // (one text block holding the same JSON as structuredContent) is checked on every call, real SMTP and
 // capture senders, and bounded polling.
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
+import { eventually } from '../helpers/poll.ts';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -118,18 +118,14 @@ export async function capture(
   path: string,
   init: RequestInit = {},
 ): Promise<{ status: number; headers: Headers; body: string; requestId: string }> {
-  const res = await fetch(`${captureUrl}${path}`, { ...init, signal: AbortSignal.timeout(5_000) });
+  const res = await fetch(`${captureUrl}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
   const body = await res.text();
   const requestId = res.headers.get('x-sandtrap-request-id') ?? '';
   assert.match(requestId, UUID_RE, `the capture was recorded (status ${res.status})`);
   return { status: res.status, headers: res.headers, body, requestId };
 }
 
-/** Polls `cond` every 20 ms for at most `ms`. */
-export async function waitUntil(cond: () => boolean, what: string, ms = 3_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(20);
-  }
+/** Polls `cond` until it holds (a generous bound: it fails only when the state never comes). */
+export async function waitUntil(cond: () => boolean, what: string): Promise<void> {
+  await eventually(what, cond, 20_000, 20);
 }

@@ -54,7 +54,8 @@ describeEachStore('MCP protocol eras', (getStore) => {
           const sb = created.structuredContent;
           const waiting = client.callTool({
             name: 'wait_for_email',
-            arguments: { sandbox_id: sb.sandbox_id, timeout_seconds: 10 },
+            // 300 s: the mail, not the timer, ends it inside the test.
+            arguments: { sandbox_id: sb.sandbox_id, timeout_seconds: 300 },
           });
           await new Promise((r) => setTimeout(r, 300));
           const transport = nodemailer.createTransport({

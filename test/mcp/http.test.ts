@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { after, before, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { generateApiKey } from '../../src/core/apiKeyFormat.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
+import { endWaitsAfterArrival, NEVER_SECONDS } from '../helpers/waitEnd.ts';
 import {
   callTool,
   capture,
@@ -172,8 +172,9 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     'create_sandbox defaults: ephemeral for 60 minutes, credentials, address, capture URL, hint',
     T,
     async () => {
-      const before = Date.now();
+      const before = server.clock.now().getTime();
       const sb = await ok(client, 'create_sandbox', {});
+      const after = server.clock.now().getTime();
       assert.match(sb.sandbox_id, UUID_RE);
       assert.equal(sb.name, 'agent sandbox');
       assert.equal(sb.email_address, `inbox@${sb.sandbox_id}.capture.localhost`);
@@ -186,7 +187,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       assert.equal(sb.smtp.starttls, true);
       assert.equal(sb.capture_url, `http://127.0.0.1:${server.ports.capture}/${sb.sandbox_id}`);
       const created = Date.parse(sb.created_at);
-      assert.ok(Math.abs(created - before) < 60_000, 'created_at is now');
+      assert.ok(before <= created && created <= after, `created_at ${sb.created_at} is during the call`);
       assert.equal(Date.parse(sb.expires_at) - created, 60 * 60_000, 'expires 60 minutes after creation');
       assert.deepEqual(sb.tags, {});
       assert.deepEqual(sb.mock_rules, []);
@@ -434,16 +435,17 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     T,
     async () => {
       const sb = await newSandbox();
-      const started = Date.now();
-      const pending = ok(client, 'wait_for_email', { sandbox_id: sb.sandbox_id, timeout_seconds: 10 });
+      // A 300 s wait answered inside the test's timeout: the arrival ended it, not its timer.
+      const pending = ok(client, 'wait_for_email', {
+        sandbox_id: sb.sandbox_id,
+        timeout_seconds: NEVER_SECONDS,
+      });
       await waitUntil(() => server.core.waits.active() >= 1, 'the wait to open');
-      await sleep(300);
       await sendMail(server.ports.smtp, sb, {
         subject: 'Verify your email',
         text: 'Your verification code is 482913\n\nOr open https://app.example.test/verify?token=t0k3n to confirm.',
       });
       const result = await pending;
-      assert.ok(Date.now() - started < 9_000, 'answered on arrival, not at the timeout');
       assert.equal(result.status, 'received');
       assert.equal(result.non_matching_arrivals, 0);
       assert.equal(result.email.subject, 'Verify your email');
@@ -480,7 +482,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       // The next email after it is found, with its own code.
       const next = ok(client, 'wait_for_email', {
         sandbox_id: sb.sandbox_id,
-        timeout_seconds: 10,
+        timeout_seconds: NEVER_SECONDS,
         after: result.email.id,
       });
       await waitUntil(() => server.core.waits.active() >= 1, 'the second wait to open');
@@ -496,11 +498,14 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     const sb = await newSandbox();
     const pending = ok(client, 'wait_for_email', {
       sandbox_id: sb.sandbox_id,
-      timeout_seconds: 2,
+      timeout_seconds: NEVER_SECONDS,
       subject_contains: 'password reset',
     });
     await waitUntil(() => server.core.waits.active() >= 1, 'the wait to open');
-    await sendMail(server.ports.smtp, sb, { subject: 'Weekly newsletter', text: 'News 1234' });
+    // Ended as by its timeout once it has seen the arrival, however long the send took.
+    await endWaitsAfterArrival(server, ws, sb.sandbox_id, 'messages', () =>
+      sendMail(server.ports.smtp, sb, { subject: 'Weekly newsletter', text: 'News 1234' }),
+    );
     const result = await pending;
     assert.equal(result.status, 'timeout');
     assert.equal(result.email, null);
@@ -509,7 +514,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
 
     const pending2 = ok(client, 'wait_for_email', {
       sandbox_id: sb.sandbox_id,
-      timeout_seconds: 10,
+      timeout_seconds: NEVER_SECONDS,
       subject_contains: 'PASSWORD RESET',
     });
     await waitUntil(() => server.core.waits.active() >= 1, 'the wait to open');
@@ -525,15 +530,18 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
 
   it('a wait that times out is a normal result with status "timeout" and a hint', T, async () => {
     const sb = await newSandbox();
-    const started = Date.now();
-    const out = await callTool(client, 'wait_for_email', { sandbox_id: sb.sandbox_id, timeout_seconds: 1 });
-    const elapsed = Date.now() - started;
+    let seenOpen = false;
+    const call = callTool(client, 'wait_for_email', { sandbox_id: sb.sandbox_id, timeout_seconds: 1 });
+    // Seen open before it answered (the poll's timer is due before the wait's 1 s one): it waited.
+    await waitUntil(() => (seenOpen = server.core.waits.active() === 1), 'the wait to open');
+    const out = await call;
+    assert.ok(seenOpen);
     assert.ok(!out.result.isError, `not an error: ${out.text}`);
     assert.equal(out.data.status, 'timeout');
     assert.equal(out.data.email, null);
     assert.equal(out.data.non_matching_arrivals, 0);
     assert.match(out.data.hint, /Nothing arrived/);
-    assert.ok(elapsed >= 900 && elapsed < 5_000, `took about 1 s (${elapsed} ms)`);
+    assert.equal(server.core.waits.active(), 0);
 
     const req = await callTool(client, 'wait_for_request', { sandbox_id: sb.sandbox_id, timeout_seconds: 1 });
     assert.ok(!req.result.isError, `not an error: ${req.text}`);
@@ -608,12 +616,11 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     const sb = await newSandbox();
     const pending = ok(client, 'wait_for_request', {
       sandbox_id: sb.sandbox_id,
-      timeout_seconds: 10,
+      timeout_seconds: NEVER_SECONDS,
       method: 'post',
       path_contains: '/hooks/',
     });
     await waitUntil(() => server.core.waits.active() >= 1, 'the wait to open');
-    await sleep(300);
     await capture(sb.capture_url, '/hooks/signup'); // GET: wrong method
     await capture(sb.capture_url, '/other', { method: 'POST', body: 'x' }); // wrong path
     const sent = await capture(sb.capture_url, '/hooks/signup?src=test', {
@@ -642,12 +649,14 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
 
     const miss = ok(client, 'wait_for_request', {
       sandbox_id: sb.sandbox_id,
-      timeout_seconds: 2,
+      timeout_seconds: NEVER_SECONDS,
       path_contains: '/never',
       after: sent.requestId,
     });
     await waitUntil(() => server.core.waits.active() >= 1, 'the wait to open');
-    await capture(sb.capture_url, '/elsewhere');
+    await endWaitsAfterArrival(server, ws, sb.sandbox_id, 'requests', () =>
+      capture(sb.capture_url, '/elsewhere'),
+    );
     const missed = await miss;
     assert.equal(missed.status, 'timeout');
     assert.equal(missed.non_matching_arrivals, 1);
@@ -946,19 +955,20 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
 
   it('progress notifications arrive during a 12 s wait, before its timeout result', T, async () => {
     const sb = await newSandbox();
-    const progress: Array<Progress & { at: number }> = [];
-    const started = Date.now();
+    const progress: Array<Progress & { afterResult: boolean }> = [];
+    let resultIn = false;
     const out = await callTool(
       client,
       'wait_for_email',
       { sandbox_id: sb.sandbox_id, timeout_seconds: 12 },
-      { onprogress: (p) => progress.push({ ...p, at: Date.now() - started }), timeout: 30_000 },
+      { onprogress: (p) => progress.push({ ...p, afterResult: resultIn }), timeout: 30_000 },
     );
-    const finished = Date.now() - started;
+    resultIn = true;
     assert.equal(out.data.status, 'timeout');
+    // Every 5 s on the server, whose 12 s timeout timer is due after the second one.
     assert.ok(progress.length >= 2, `at least 2 progress notifications, got ${JSON.stringify(progress)}`);
     for (const p of progress) {
-      assert.ok(p.at < finished, 'before the result');
+      assert.equal(p.afterResult, false, 'before the result');
       assert.equal(p.total, 12);
       assert.ok(p.progress > 0 && p.progress <= 12);
       assert.match(p.message ?? '', /Waiting for an email/);
@@ -981,7 +991,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     const controller = new AbortController();
     const pending = client
       .callTool(
-        { name: 'wait_for_email', arguments: { sandbox_id: sb.sandbox_id, timeout_seconds: 8 } },
+        { name: 'wait_for_email', arguments: { sandbox_id: sb.sandbox_id, timeout_seconds: NEVER_SECONDS } },
         undefined,
         { signal: controller.signal, timeout: 15_000 },
       )
@@ -993,12 +1003,11 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       await waitUntil(() => server.core.waits.active() === 1, 'the wait to open');
       controller.abort();
       assert.match(await pending, /^rejected: .*abort/i, 'the client call rejects on abort');
-      await waitUntil(() => server.core.waits.active() === 0, 'the waiter to be released after abort', 3_000);
+      // Only the abort can end a 300 s wait inside the test's timeout.
+      await waitUntil(() => server.core.waits.active() === 0, 'the waiter to be released after abort');
     } finally {
       // Do not let a leaked waiter disturb the tests after this one.
-      await waitUntil(() => server.core.waits.active() === 0, 'the leaked waiter to time out', 10_000).catch(
-        () => undefined,
-      );
+      server.core.waits.endAll();
     }
   });
 
@@ -1007,7 +1016,10 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     const other = await connectHttp(server.apiUrl, ws.key);
     clients.push(other);
     const pending = other
-      .callTool({ name: 'wait_for_email', arguments: { sandbox_id: sb.sandbox_id, timeout_seconds: 8 } })
+      .callTool({
+        name: 'wait_for_email',
+        arguments: { sandbox_id: sb.sandbox_id, timeout_seconds: NEVER_SECONDS },
+      })
       .then(
         () => 'resolved',
         (err: Error) => `rejected: ${err.message}`,
@@ -1016,11 +1028,9 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       await waitUntil(() => server.core.waits.active() === 1, 'the wait to open');
       await other.close();
       assert.match(await pending, /^rejected/);
-      await waitUntil(() => server.core.waits.active() === 0, 'the waiter to be released after close', 3_000);
+      await waitUntil(() => server.core.waits.active() === 0, 'the waiter to be released after close');
     } finally {
-      await waitUntil(() => server.core.waits.active() === 0, 'the leaked waiter to time out', 10_000).catch(
-        () => undefined,
-      );
+      server.core.waits.endAll();
     }
   });
 

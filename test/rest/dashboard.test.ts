@@ -19,6 +19,7 @@ import { testConfig } from '../helpers/api.ts';
 import { sendRecorded } from '../helpers/captureClient.ts';
 import { testClock } from '../helpers/clock.ts';
 import { sandboxTransport } from '../helpers/mail.ts';
+import { eventually } from '../helpers/poll.ts';
 import { assertJson, assertProblem } from '../helpers/responses.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -264,18 +265,14 @@ describeEachStore('dashboard API', (getStore) => {
     } finally {
       transport.close();
     }
-    const deadline = Date.now() + 10_000;
-    for (;;) {
+    return eventually(`${fields.subject} to arrive`, async () => {
       const page = await assertJson<{ items: Array<{ id: string; subject: string }> }>(
         await ws.api(
           `/sandboxes/${sandbox.id}/messages?subjectContains=${encodeURIComponent(fields.subject)}`,
         ),
       );
-      const found = page.items[0];
-      if (found !== undefined) return found.id;
-      assert.ok(Date.now() < deadline, `${fields.subject} arrived`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return page.items[0]?.id;
+    });
   }
 
   it('dashboardUrl is http://<public host>:<API port>/s/<id> without PUBLIC_URL', T, async () => {

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { after, describe, it } from 'node:test';
@@ -18,6 +17,7 @@ import { openStore, type Store } from '../../src/core/store/openStore.ts';
 import { MAX_BACKLOG_BYTES } from '../../src/core/liveEvents/stream.ts';
 import { sendRecorded } from '../helpers/captureClient.ts';
 import { openEvents } from '../helpers/eventStream.ts';
+import { eventually } from '../helpers/poll.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { storeBackends } from '../helpers/stores.ts';
 
@@ -96,11 +96,7 @@ for (const backend of storeBackends()) {
         socket.write(
           `GET /api/v1/sandboxes/${sandbox.id}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ws.key}\r\n\r\n`,
         );
-        const deadline = Date.now() + 5_000;
-        while (server.core.liveEvents.openStreams() === 0) {
-          assert.ok(Date.now() < deadline, 'the stream opened');
-          await sleep(10);
-        }
+        await eventually('the stream to open', () => server.core.liveEvents.openStreams() > 0, 20_000, 10);
         socket.pause();
 
         v8.setFlagsFromString('--expose-gc');
@@ -123,11 +119,7 @@ for (const backend of storeBackends()) {
           });
           assert.equal(res.status, 200);
         }
-        const closeBy = Date.now() + 5_000;
-        while (server.core.liveEvents.openStreams() > 0) {
-          assert.ok(Date.now() < closeBy, 'the slow stream was closed');
-          await sleep(20);
-        }
+        await eventually('the slow stream to be closed', () => server.core.liveEvents.openStreams() === 0);
         gc();
         const grown = process.memoryUsage().heapUsed - before;
         // About 40 MB of events were produced for this client; what it left unread is bounded by the backlog.
@@ -159,11 +151,10 @@ for (const backend of storeBackends()) {
       const server = await startTestServer(store);
       const ws = await server.workspace();
       const reader = await openEvents(server.apiUrl, ws.key);
-      const t0 = Date.now();
+      // The stream never ends on its own: a close() that waited for it would not settle inside the test.
       await server.close();
       await reader.ended;
       assert.equal(reader.error, undefined);
-      assert.ok(Date.now() - t0 < 1_500, 'the server did not wait for the stream');
     });
 
     it(

@@ -1,14 +1,19 @@
 // Live events across two real `sandtrap serve` processes on one PostgreSQL database: a stream on A sees
-// arrivals and changes committed by B, woken by LISTEN/NOTIFY (well before the periodic re-check), and an id
-// handed out by A resumes exactly on B. Runs only when TEST_DATABASE_URL is set; uses a fresh database.
+// arrivals and changes committed by B, woken by LISTEN/NOTIFY (before A's first periodic re-check, told by
+// the order of events, not by a stopwatch), and an id handed out by A resumes exactly on B. Runs only when
+// TEST_DATABASE_URL is set; uses a fresh database.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sendRecorded } from '../helpers/captureClient.ts';
 import { openEvents } from '../helpers/eventStream.ts';
 import { needsPostgres, useTwoServers } from '../helpers/twoServers.ts';
 
-/** Far below the 15 s periodic re-check: the notification must be what delivers. */
-const MAX_WAKE_MS = 2_000;
+/**
+ * A stream's process reads on every 15 s after its first stream opened, notification or not. A wait on A
+ * opened just before the stream ends on its own timer after this long, before that first re-check: what the
+ * stream shows while the wait is still open came by the notification.
+ */
+const REFERENCE_SECONDS = 12;
 
 describe('live events across two serve processes on one PostgreSQL', { skip: needsPostgres }, () => {
   const servers = useTwoServers('sandtrap_ev');
@@ -27,16 +32,26 @@ describe('live events across two serve processes on one PostgreSQL', { skip: nee
       });
       assert.equal(created.status, 201);
       const sandbox = (await created.json()) as { id: string };
+      // A message wait: the request events below neither match nor end it; only its timer does.
+      let referenceEnded = false;
+      const reference = fetch(
+        `${A.apiUrl}/api/v1/sandboxes/${sandbox.id}/messages/wait?timeoutSeconds=${REFERENCE_SECONDS}`,
+        { headers: { authorization: `Bearer ${key}` } },
+      )
+        .then(async (res) => {
+          await res.arrayBuffer();
+          return res.status;
+        })
+        .finally(() => (referenceEnded = true));
+      reference.catch(() => undefined);
       const onA = await openEvents(A.apiUrl, key, { sandboxId: sandbox.id });
 
-      const t0 = performance.now();
       const sent = await sendRecorded(B.ports.capture, sandbox.id, {
         method: 'POST',
         path: '/from-b',
         body: 'x',
       });
-      const arrival = await onA.next(MAX_WAKE_MS);
-      assert.ok(performance.now() - t0 < MAX_WAKE_MS);
+      const arrival = await onA.next();
       assert.equal(arrival.event, 'request.received');
       assert.equal((arrival.data as any).id, sent.requestId);
 
@@ -46,8 +61,10 @@ describe('live events across two serve processes on one PostgreSQL', { skip: nee
         body: '{"isRead":true}',
       });
       assert.ok(patched.ok);
-      const updated = await onA.next(MAX_WAKE_MS);
+      const updated = await onA.next();
       assert.equal(updated.event, 'request.updated');
+      assert.equal(referenceEnded, false, "B's commits reached A's stream before A's first re-check");
+      assert.equal(await reference, 204, 'the reference wait ended on its timer');
       onA.close();
       await onA.ended;
 

@@ -36,13 +36,18 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
 export async function registerClient(
   apiUrl: string,
   metadata: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<Registration> {
-  const res = await postJson(`${apiUrl}/oauth/register`, {
-    client_name: 'Test MCP client',
-    redirect_uris: [REDIRECT_URI],
-    token_endpoint_auth_method: 'none',
-    ...metadata,
-  });
+  const res = await postJson(
+    `${apiUrl}/oauth/register`,
+    {
+      client_name: 'Test MCP client',
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
+    },
+    headers,
+  );
   const text = await res.text();
   assert.equal(res.status, 201, text);
   return JSON.parse(text) as Registration;

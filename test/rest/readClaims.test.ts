@@ -11,7 +11,9 @@ import { qs } from '../helpers/query.ts';
 import { assertJson, assertNoContent, assertNotFound, validationAssertion } from '../helpers/responses.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { UUID_RE } from '../helpers/shapes.ts';
+import { eventually } from '../helpers/poll.ts';
 import { describeEachStore } from '../helpers/stores.ts';
+import { endWaitsAfterArrival, NEVER_SECONDS } from '../helpers/waitEnd.ts';
 
 const T = { timeout: 20_000 };
 const assertValidation = validationAssertion();
@@ -172,7 +174,7 @@ describeEachStore('REST read flags and claiming waits', (getStore) => {
       assert.equal((await assertJson<Record<string, any>>(await claim('0'))).id, older);
       await assertNoContent(await claim('0'));
 
-      const pending = claim('10');
+      const pending = claim('300');
       await waitUntilWaits(1);
       const next = await capture(sb, 'POST', '/hook');
       assert.equal((await assertJson<Record<string, any>>(await pending)).id, next);
@@ -209,14 +211,15 @@ describeEachStore('REST read flags and claiming waits', (getStore) => {
       assert.equal(new Set(ids).size, 3, `${stream}: no item twice`);
     }
 
-    // Open waits share one arrival: exactly one gets it, the others stay open and time out.
+    // Open waits share one arrival: exactly one gets it, the others stay open and time out (ended as by their
+    // timeout once they have seen it, however long the capture took).
     const waits = Array.from({ length: 4 }, () =>
       get(
-        `/sandboxes/${sb.id}/requests/wait${qs({ isRead: 'false', markRead: 'true', timeoutSeconds: '2', explain: 'true' })}`,
+        `/sandboxes/${sb.id}/requests/wait${qs({ isRead: 'false', markRead: 'true', timeoutSeconds: String(NEVER_SECONDS), explain: 'true' })}`,
       ),
     );
     await waitUntilWaits(4);
-    const id = await capture(sb, 'PUT', '/once');
+    const id = await endWaitsAfterArrival(server, ws, sb.id, 'requests', () => capture(sb, 'PUT', '/once'));
     const answers = await Promise.all(waits);
     assert.deepEqual(answers.map((r) => r.status).sort(), [200, 204, 204, 204]);
     for (const res of answers) {
@@ -240,9 +243,15 @@ describeEachStore('REST read flags and claiming waits', (getStore) => {
     const wait = (query: Record<string, string>) =>
       get(`/sandboxes/${sb.id}/messages/wait${qs({ explain: 'true', ...query })}`);
 
-    const pending = wait({ subjectContains: 'verify', fromContains: 'alpha', timeoutSeconds: '2' });
+    const pending = wait({
+      subjectContains: 'verify',
+      fromContains: 'alpha',
+      timeoutSeconds: String(NEVER_SECONDS),
+    });
     await waitUntilWaits(1);
-    await sendMail(sb, { subject: 'Your code', from: 'Acme <noreply@acme.test>' });
+    await endWaitsAfterArrival(server, ws, sb.id, 'messages', () =>
+      sendMail(sb, { subject: 'Your code', from: 'Acme <noreply@acme.test>' }),
+    );
     const res = await pending;
     await assertNoContent(res);
     const report = missesOf(res);
@@ -290,13 +299,7 @@ describeEachStore('REST read flags and claiming waits', (getStore) => {
     );
   });
 
-  function waitUntilWaits(n: number): Promise<void> {
-    const deadline = Date.now() + 3_000;
-    return (async () => {
-      while (server.core.waits.active() < n) {
-        if (Date.now() > deadline) assert.fail(`${n} waits did not open`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    })();
+  async function waitUntilWaits(n: number): Promise<void> {
+    await eventually(`${n} open waits`, () => server.core.waits.active() >= n, 20_000, 10);
   }
 });

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SendMailOptions, Transporter } from 'nodemailer';
 import type { components } from '../../openapi/schema.d.ts';
 import { sandboxTransport } from '../helpers/mail.ts';
@@ -16,36 +15,39 @@ import { assertNoContent, assertProblem, validationAssertion } from '../helpers/
 import { qs } from '../helpers/query.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { MESSAGE_DETAIL_KEYS, REQUEST_DETAIL_KEYS, UUID_RE } from '../helpers/shapes.ts';
+import { eventually } from '../helpers/poll.ts';
 import { describeEachStore, storeBackends } from '../helpers/stores.ts';
 
 type MessageDetail = components['schemas']['MessageDetail'];
 type RequestDetail = components['schemas']['RequestDetail'];
 
-/** Every test finishes well inside this; a hung wait fails the test instead of the run. */
-const T = { timeout: 15_000 };
+/**
+ * A hung wait fails the test instead of the run. "At once" is asserted by this too: those waits are given
+ * timeoutSeconds=300 (or 0 with nothing to find, whose default would be 30 s), so one that sat out its
+ * timeout cannot finish inside it. No test measures how long an answer took (timings are in bench/waits.ts).
+ */
+const T = { timeout: 25_000 };
+/** For waits that must answer on an event, not on their timeout: longer than any test may run. */
+const NEVER = '300';
 
 // ---- small utilities ----
 
-/** Polls `cond` every 10 ms for at most `ms`. */
-async function waitUntil(cond: () => boolean, what: string, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(10);
-  }
+/** Polls `cond` until it holds (a generous bound: it fails only when the state never comes). */
+async function waitUntil(cond: () => boolean, what: string): Promise<void> {
+  await eventually(what, cond, 20_000, 10);
 }
 
-/** Resolves to 'pending' if `p` has not settled within `ms`. */
-async function settledWithin<X>(p: Promise<X>, ms: number): Promise<'pending' | 'settled'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'pending'>((resolve) => {
-    timer = setTimeout(() => resolve('pending'), ms);
-  });
-  try {
-    return await Promise.race([p.then(() => 'settled' as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Tracks whether `p` has settled, so a test can ask right after an event it caused. */
+function track<X>(p: Promise<X>): { promise: Promise<X>; readonly settled: boolean } {
+  let settled = false;
+  const promise = p.finally(() => (settled = true));
+  promise.catch(() => undefined);
+  return {
+    promise,
+    get settled() {
+      return settled;
+    },
+  };
 }
 
 /** A 400 validation problem whose `errors` name exactly `paths`. */
@@ -55,13 +57,6 @@ async function json<X>(res: Response, status = 200): Promise<X> {
   const text = await res.text();
   assert.equal(res.status, status, text);
   return JSON.parse(text) as X;
-}
-
-/** Answers with the elapsed time of a call, body included. */
-async function timed<X>(fn: () => Promise<X>): Promise<{ value: X; ms: number }> {
-  const t0 = performance.now();
-  const value = await fn();
-  return { value, ms: performance.now() - t0 };
 }
 
 /** A fetch that has been aborted on purpose: its rejection is expected. */
@@ -144,8 +139,8 @@ describeEachStore('REST waits', (getStore) => {
   }
 
   /** Waits until `n` waits are open on the server (each has subscribed to arrivals by then). */
-  function activeWaits(n: number, ms = 3000): Promise<void> {
-    return waitUntil(() => server.core.waits.active() === n, `${n} open waits`, ms);
+  function activeWaits(n: number): Promise<void> {
+    return waitUntil(() => server.core.waits.active() === n, `${n} open waits`);
   }
 
   /** A 200 message detail: the full shape, identical to GET /messages/{id}. */
@@ -190,9 +185,20 @@ describeEachStore('REST waits', (getStore) => {
       await res.arrayBuffer();
       return res.status;
     };
-    const arrivals = cases.map((c, i) => status(wait(boxes[i] as Box, { ...c.query, timeoutSeconds: '1' })));
-    await activeWaits(cases.length);
+    const arrivals = cases.map((c, i) =>
+      status(wait(boxes[i] as Box, { ...c.query, timeoutSeconds: NEVER })),
+    );
+    // An unfiltered wait beside each: it returns on the item, and the filtered wait judged the same arrival in
+    // the same turn (one shared store read), so once these are back every filtered wait has decided.
+    const judged = cases.map((_, i) => status(wait(boxes[i] as Box, { timeoutSeconds: NEVER })));
+    await activeWaits(cases.length * 2);
     await Promise.all(cases.map((c, i) => c.send(boxes[i] as Box)));
+    assert.deepEqual(
+      await Promise.all(judged),
+      cases.map(() => 200),
+    );
+    // What did not match is still open: end it the way its timeout would (204), without waiting for one.
+    server.core.waits.endAll();
     const onArrival = await Promise.all(arrivals);
     const existing = await Promise.all(
       cases.map((c, i) => status(wait(boxes[i] as Box, { ...c.query, timeoutSeconds: '0' }))),
@@ -216,13 +222,11 @@ describeEachStore('REST waits', (getStore) => {
           await sendMail(box, { subject: 'Code 2 for you' });
           await sendMail(box, { subject: 'Code 3 for you' });
           await sendMail(box, { subject: 'unrelated newest' });
-          const { value: res, ms } = await timed(() =>
-            messageWait(box, { subjectContains: 'for you', timeoutSeconds: '10' }),
-          );
+          // A 300 s wait that finishes inside the test's timeout answered at once.
+          const res = await messageWait(box, { subjectContains: 'for you', timeoutSeconds: NEVER });
           const m = await assertMessage(res, box);
           assert.equal(m.subject, 'Code 3 for you');
           assert.equal(m.textBody?.trim(), 'hello');
-          assert.ok(ms < 2000, `answered at once, took ${Math.round(ms)} ms`);
           assert.equal(server.core.waits.active(), 0);
         },
       );
@@ -238,25 +242,24 @@ describeEachStore('REST waits', (getStore) => {
     describe('200: the first matching arrival', () => {
       it('a wait started before the arrival returns on it', T, async () => {
         const box = await newBox();
-        const pending = messageWait(box, { timeoutSeconds: '10' });
+        // Open for 300 s: a 200 inside the test's timeout is the arrival waking it (a timeout is 204).
+        const pending = messageWait(box, { timeoutSeconds: NEVER });
         await activeWaits(1);
         const subject = `arrives later ${randomUUID()}`;
-        const t0 = performance.now();
         await sendMail(box, { subject });
         const m = await assertMessage(await pending, box);
         assert.equal(m.subject, subject);
-        assert.ok(performance.now() - t0 < 3000, 'woke on the arrival, not on the timeout');
         assert.equal(server.core.waits.active(), 0);
       });
 
       it('ignores non-matching arrivals that come first', T, async () => {
         const box = await newBox();
-        const pending = messageWait(box, { subjectContains: 'wanted', timeoutSeconds: '10' });
+        const pending = messageWait(box, { subjectContains: 'wanted', timeoutSeconds: NEVER });
         await activeWaits(1);
         await sendMail(box, { subject: 'something else' });
         await sendMail(box, { subject: 'another one' });
-        assert.equal(await settledWithin(pending, 200), 'pending', 'non-matching arrivals do not answer');
         await sendMail(box, { subject: 'the WANTED one' });
+        // Had an earlier arrival answered, this would be its subject (or a 204).
         const m = await assertMessage(await pending, box);
         assert.equal(m.subject, 'the WANTED one');
       });
@@ -273,7 +276,7 @@ describeEachStore('REST waits', (getStore) => {
         assert.equal(m.subject, 'Your Verification Code is 123456');
         await assertNoContent(await messageWait(box, { subjectContains: 'password', timeoutSeconds: '0' }));
         // A waiter on a subject is woken only by that subject.
-        const pending = messageWait(box, { subjectContains: 'reset', timeoutSeconds: '10' });
+        const pending = messageWait(box, { subjectContains: 'reset', timeoutSeconds: NEVER });
         await activeWaits(1);
         await sendMail(box, { subject: 'Welcome' });
         await sendMail(box, { subject: 'Password RESET link' });
@@ -298,7 +301,7 @@ describeEachStore('REST waits', (getStore) => {
           'from alice',
         );
         await assertNoContent(await messageWait(box, { fromContains: 'carol@', timeoutSeconds: '0' }));
-        const pending = messageWait(box, { fromContains: 'carol@gamma', timeoutSeconds: '10' });
+        const pending = messageWait(box, { fromContains: 'carol@gamma', timeoutSeconds: NEVER });
         await activeWaits(1);
         await sendMail(box, { subject: 'from bob again', from: 'bob@beta.test' });
         await sendMail(box, { subject: 'from carol', from: 'Carol <carol@gamma.test>' });
@@ -322,7 +325,7 @@ describeEachStore('REST waits', (getStore) => {
         // Not a substring match.
         await assertNoContent(await messageWait(box, { capturedFor: 'hidden@bcc', timeoutSeconds: '0' }));
         await assertNoContent(await messageWait(box, { capturedFor: 'idden@bcc.test', timeoutSeconds: '0' }));
-        const pending = messageWait(box, { capturedFor: 'late@bcc.test', timeoutSeconds: '10' });
+        const pending = messageWait(box, { capturedFor: 'late@bcc.test', timeoutSeconds: NEVER });
         await activeWaits(1);
         await sendMail(box, { subject: 'to someone else', to: 'other@x.test' });
         await sendMail(box, {
@@ -355,7 +358,7 @@ describeEachStore('REST waits', (getStore) => {
         assert.equal(read.isRead, true);
         await assertNoContent(await messageWait(box, { isRead: 'false', timeoutSeconds: '0' }));
         // A new unread arrival wakes an isRead=false waiter; the read message does not satisfy it.
-        const pending = messageWait(box, { isRead: 'false', timeoutSeconds: '10' });
+        const pending = messageWait(box, { isRead: 'false', timeoutSeconds: NEVER });
         await activeWaits(1);
         await sendMail(box, { subject: 'second, unread' });
         const next = await assertMessage(await pending, box);
@@ -369,9 +372,9 @@ describeEachStore('REST waits', (getStore) => {
         server.clock.advance(50);
         const since = server.clock.now().toISOString();
         await assertNoContent(await messageWait(box, { subjectContains: 'otp', since, timeoutSeconds: '0' }));
-        const pending = messageWait(box, { subjectContains: 'otp', since, timeoutSeconds: '10' });
+        const pending = messageWait(box, { subjectContains: 'otp', since, timeoutSeconds: NEVER });
         await activeWaits(1);
-        assert.equal(await settledWithin(pending, 200), 'pending', 'the old match does not answer');
+        // Had the old match answered, it would be the subject below.
         await sendMail(box, { subject: 'otp new' });
         assert.equal((await assertMessage(await pending, box)).subject, 'otp new');
         // Inclusive: `since` equal to the old message's receivedAt returns it.
@@ -491,17 +494,25 @@ describeEachStore('REST waits', (getStore) => {
     });
 
     describe('204: timeout', () => {
-      it('timeoutSeconds=1 answers 204 after 1 s and before 2 s', T, async () => {
-        const box = await newBox();
-        const { value: res, ms } = await timed(async () => {
-          const r = await messageWait(box, { timeoutSeconds: '1' });
-          await assertNoContent(r);
-          return r;
-        });
-        assert.equal(res.status, 204);
-        assert.ok(ms >= 1000 && ms < 2000, `took ${Math.round(ms)} ms`);
-        assert.equal(server.core.waits.active(), 0);
-      });
+      it(
+        'timeoutSeconds=1 stays open, then answers 204 on its own timer; a longer wait stays open',
+        T,
+        async () => {
+          const box = await newBox();
+          const controller = new AbortController();
+          const long = track(messageWait(box, { timeoutSeconds: NEVER }, { signal: controller.signal }));
+          await activeWaits(1);
+          const short = track(messageWait(box, { timeoutSeconds: '1' }));
+          // Seen open (the poll's timer is due before the wait's 1 s one), so it did not answer at once.
+          await activeWaits(2);
+          await assertNoContent(await short.promise);
+          assert.equal(long.settled, false, 'the 300 s wait ended with the 1 s one');
+          await activeWaits(1);
+          controller.abort();
+          await quietly(long.promise);
+          await activeWaits(0);
+        },
+      );
 
       it('timeoutSeconds=1 with only non-matching arrivals answers 204', T, async () => {
         const box = await newBox();
@@ -513,21 +524,21 @@ describeEachStore('REST waits', (getStore) => {
 
       it('timeoutSeconds=0 answers 204 at once when nothing matches', T, async () => {
         const box = await newBox();
-        const { ms } = await timed(async () =>
-          assertNoContent(await messageWait(box, { timeoutSeconds: '0' })),
-        );
-        assert.ok(ms < 1000, `took ${Math.round(ms)} ms`);
+        // At once: the default of 30 s would outlast the test's timeout.
+        await assertNoContent(await messageWait(box, { timeoutSeconds: '0' }));
+        assert.equal(server.core.waits.active(), 0);
       });
 
-      it('without timeoutSeconds the wait is still open after 1.5 s (default 30 s)', T, async () => {
+      it('without timeoutSeconds the wait outlasts a 1 s one (default 30 s)', T, async () => {
         const box = await newBox();
         const controller = new AbortController();
-        const pending = messageWait(box, {}, { signal: controller.signal });
+        const pending = track(messageWait(box, {}, { signal: controller.signal }));
         await activeWaits(1);
-        assert.equal(await settledWithin(pending, 1500), 'pending');
+        await assertNoContent(await messageWait(box, { timeoutSeconds: '1' }));
+        assert.equal(pending.settled, false, 'the wait without timeoutSeconds ended with the 1 s one');
         controller.abort();
-        await assert.rejects(pending, { name: 'AbortError' });
-        await activeWaits(0, 2000);
+        await assert.rejects(pending.promise, { name: 'AbortError' });
+        await activeWaits(0);
       });
     });
 
@@ -555,7 +566,7 @@ describeEachStore('REST waits', (getStore) => {
         await activeWaits(1);
         controller.abort();
         await quietly(pending);
-        await activeWaits(0, 2000);
+        await activeWaits(0);
       });
 
       it('refuses a sandbox id that is not a UUID', T, async () => {
@@ -594,15 +605,14 @@ describeEachStore('REST waits', (getStore) => {
         await assertProblem(await messageWait(box, { timeoutSeconds: '1' }, {}, other), 404, 'not-found');
       });
 
-      it('a sandbox deleted while the wait is open answers 404 promptly', T, async () => {
+      it('a sandbox deleted while the wait is open answers 404 on the deletion', T, async () => {
         const box = await newBox();
-        const pending = messageWait(box, { timeoutSeconds: '10' });
+        // A 404 for a 300 s wait inside the test's timeout: the deletion ended it, not its timer (204).
+        const pending = messageWait(box, { timeoutSeconds: NEVER });
         await activeWaits(1);
-        const t0 = performance.now();
         const del = await box.ws.api(`/sandboxes/${box.sb.id}`, { method: 'DELETE' });
         assert.equal(del.status, 204, await del.text());
         await assertProblem(await pending, 404, 'not-found');
-        assert.ok(performance.now() - t0 < 2000, `took ${Math.round(performance.now() - t0)} ms`);
         assert.equal(server.core.waits.active(), 0);
       });
     });
@@ -619,16 +629,17 @@ describeEachStore('REST waits', (getStore) => {
           await capture(box, 'POST', '/hooks/b?n=2', '{"n":2}');
           const newest = await capture(box, 'POST', '/hooks/c?n=3', '{"n":3}');
           await capture(box, 'GET', '/hooks/d');
-          const { value: res, ms } = await timed(() =>
-            requestWait(box, { method: 'POST', pathContains: '/hooks/', timeoutSeconds: '10' }),
-          );
+          const res = await requestWait(box, {
+            method: 'POST',
+            pathContains: '/hooks/',
+            timeoutSeconds: NEVER,
+          });
           const r = await assertRequest(res, box);
           assert.equal(r.id, newest);
           assert.equal(r.method, 'POST');
           assert.equal(r.path, '/hooks/c');
           assert.equal(r.query, 'n=3');
           assert.equal(r.body, '{"n":3}');
-          assert.ok(ms < 2000, `answered at once, took ${Math.round(ms)} ms`);
         },
       );
 
@@ -643,7 +654,7 @@ describeEachStore('REST waits', (getStore) => {
     describe('200: the first matching arrival', () => {
       it('a wait started before the arrival returns on it', T, async () => {
         const box = await newBox();
-        const pending = requestWait(box, { timeoutSeconds: '10' });
+        const pending = requestWait(box, { timeoutSeconds: NEVER });
         await activeWaits(1);
         const id = await capture(box, 'POST', '/webhook', '{"event":"paid"}');
         const r = await assertRequest(await pending, box);
@@ -653,12 +664,12 @@ describeEachStore('REST waits', (getStore) => {
 
       it('ignores non-matching methods and paths that come first', T, async () => {
         const box = await newBox();
-        const pending = requestWait(box, { method: 'POST', pathContains: '/signup', timeoutSeconds: '10' });
+        const pending = requestWait(box, { method: 'POST', pathContains: '/signup', timeoutSeconds: NEVER });
         await activeWaits(1);
         await capture(box, 'GET', '/api/signup');
         await capture(box, 'PUT', '/api/signup');
         await capture(box, 'POST', '/api/login');
-        assert.equal(await settledWithin(pending, 200), 'pending', 'non-matching arrivals do not answer');
+        // Had an earlier arrival answered, the id below would be another (or the status 204).
         const id = await capture(box, 'POST', '/api/signup/confirm', '{"ok":true}');
         const r = await assertRequest(await pending, box);
         assert.equal(r.id, id);
@@ -702,7 +713,7 @@ describeEachStore('REST waits', (getStore) => {
         server.clock.advance(50);
         const since = server.clock.now().toISOString();
         await assertNoContent(await requestWait(box, { pathContains: '/cb', since, timeoutSeconds: '0' }));
-        const pending = requestWait(box, { pathContains: '/cb', since, timeoutSeconds: '10' });
+        const pending = requestWait(box, { pathContains: '/cb', since, timeoutSeconds: NEVER });
         await activeWaits(1);
         const id = await capture(box, 'POST', '/cb');
         assert.equal((await assertRequest(await pending, box)).id, id);
@@ -753,23 +764,24 @@ describeEachStore('REST waits', (getStore) => {
     });
 
     describe('204: timeout', () => {
-      it('timeoutSeconds=1 answers 204 after 1 s and before 2 s', T, async () => {
+      it('timeoutSeconds=1 stays open, then answers 204 on its own timer', T, async () => {
         const box = await newBox();
-        const { ms } = await timed(async () =>
-          assertNoContent(await requestWait(box, { method: 'DELETE', timeoutSeconds: '1' })),
-        );
-        assert.ok(ms >= 1000 && ms < 2000, `took ${Math.round(ms)} ms`);
+        const pending = requestWait(box, { method: 'DELETE', timeoutSeconds: '1' });
+        await activeWaits(1);
+        await assertNoContent(await pending);
+        assert.equal(server.core.waits.active(), 0);
       });
 
-      it('without timeoutSeconds the wait is still open after 1.5 s (default 30 s)', T, async () => {
+      it('without timeoutSeconds the wait outlasts a 1 s one (default 30 s)', T, async () => {
         const box = await newBox();
         const controller = new AbortController();
-        const pending = requestWait(box, {}, { signal: controller.signal });
+        const pending = track(requestWait(box, {}, { signal: controller.signal }));
         await activeWaits(1);
-        assert.equal(await settledWithin(pending, 1500), 'pending');
+        await assertNoContent(await requestWait(box, { timeoutSeconds: '1' }));
+        assert.equal(pending.settled, false, 'the wait without timeoutSeconds ended with the 1 s one');
         controller.abort();
-        await assert.rejects(pending, { name: 'AbortError' });
-        await activeWaits(0, 2000);
+        await assert.rejects(pending.promise, { name: 'AbortError' });
+        await activeWaits(0);
       });
     });
 
@@ -815,15 +827,14 @@ describeEachStore('REST waits', (getStore) => {
         await assertProblem(await requestWait(box, { timeoutSeconds: '1' }, {}, other), 404, 'not-found');
       });
 
-      it('a sandbox deleted while the wait is open answers 404 promptly', T, async () => {
+      it('a sandbox deleted while the wait is open answers 404 on the deletion', T, async () => {
         const box = await newBox();
-        const pending = requestWait(box, { timeoutSeconds: '10' });
+        const pending = requestWait(box, { timeoutSeconds: NEVER });
         await activeWaits(1);
-        const t0 = performance.now();
         const del = await box.ws.api(`/sandboxes/${box.sb.id}`, { method: 'DELETE' });
         assert.equal(del.status, 204, await del.text());
         await assertProblem(await pending, 404, 'not-found');
-        assert.ok(performance.now() - t0 < 2000, `took ${Math.round(performance.now() - t0)} ms`);
+        assert.equal(server.core.waits.active(), 0);
       });
     });
   });
@@ -848,13 +859,13 @@ describeEachStore('REST waits', (getStore) => {
 
     it(
       'one matching arrival releases 300 concurrent waits (6 keys x 50), all with the same message',
-      T,
+      { timeout: 60_000 },
       async () => {
         const box = await newBox();
         const keys = [box.ws.key, ...(await extraKeys(box.ws, 5))];
-        const path = `/sandboxes/${box.sb.id}/messages/wait?subjectContains=fan-out&timeoutSeconds=12`;
+        const path = `/sandboxes/${box.sb.id}/messages/wait?subjectContains=fan-out&timeoutSeconds=${NEVER}`;
         const pending = keys.flatMap((key) => Array.from({ length: 50 }, () => waitWithKey(key, path)));
-        await activeWaits(300, 10_000);
+        await activeWaits(300);
         assert.ok(server.core.bus.listenerCount() >= 300);
         await sendMail(box, { subject: 'not this one' });
         await sendMail(box, { subject: 'the fan-out message' });
@@ -880,7 +891,7 @@ describeEachStore('REST waits', (getStore) => {
     it('one arrival releases only the waiters whose filter it matches', T, async () => {
       const box = await newBox();
       const start = (query: Record<string, string>) =>
-        Array.from({ length: 10 }, () => messageWait(box, { ...query, timeoutSeconds: '10' }));
+        Array.from({ length: 10 }, () => messageWait(box, { ...query, timeoutSeconds: NEVER }));
       const alpha = start({ subjectContains: 'alpha' });
       const beta = start({ subjectContains: 'beta' });
       const any = start({});
@@ -889,8 +900,9 @@ describeEachStore('REST waits', (getStore) => {
       for (const res of await Promise.all([...alpha, ...any])) {
         assert.equal((await json<MessageDetail>(res)).subject, 'the alpha mail');
       }
+      // The beta waits are still open after the alpha answers came back; had the alpha mail released them,
+      // they would carry its subject below.
       await activeWaits(10);
-      assert.equal(await settledWithin(Promise.race(beta), 100), 'pending');
       await sendMail(box, { subject: 'the beta mail' });
       for (const res of await Promise.all(beta)) {
         assert.equal((await json<MessageDetail>(res)).subject, 'the beta mail');
@@ -921,7 +933,6 @@ describeEachStore('REST waits', (getStore) => {
       await waitUntil(
         () => server.core.waits.active() === 0 && server.core.bus.listenerCount() === 0,
         'no open waits and no listeners',
-        2000,
       );
     });
 
@@ -961,7 +972,7 @@ describeEachStore('REST waits', (getStore) => {
           for (const c of controllers) c.abort();
           await Promise.all(pending);
         }
-        await activeWaits(0, 2000);
+        await activeWaits(0);
       },
     );
   });
@@ -970,8 +981,8 @@ describeEachStore('REST waits', (getStore) => {
   describe('ephemeral sandbox swept while waiting', () => {
     it('the open wait answers 404', T, async () => {
       const box = await newBox(undefined, { name: 'short-lived', ephemeral: true, ttlMinutes: 1 });
-      const messages = messageWait(box, { timeoutSeconds: '10' });
-      const requests = requestWait(box, { timeoutSeconds: '10' });
+      const messages = messageWait(box, { timeoutSeconds: NEVER });
+      const requests = requestWait(box, { timeoutSeconds: NEVER });
       await activeWaits(2);
       server.clock.advance(61_000);
       const result = await server.core.sweep();
@@ -996,21 +1007,20 @@ describeEachStore('REST waits', (getStore) => {
 // Its own store and server: closing the server is what is under test.
 for (const backend of storeBackends()) {
   describe(`REST waits: shutdown [${backend.name}]`, () => {
-    it('server.close() ends open waits with 204 promptly', T, async () => {
+    it('server.close() ends open waits with 204 at once', T, async () => {
       const store = await backend.open();
       try {
         const server = await startTestServer(store);
         const ws = await server.workspace();
         const sb = await ws.createSandbox({ name: 'shutdown' });
-        const messages = ws.api(`/sandboxes/${sb.id}/messages/wait?timeoutSeconds=60`);
-        const requests = ws.api(`/sandboxes/${sb.id}/requests/wait?timeoutSeconds=60`);
+        // 300 s waits answered inside the test's timeout: the close ended them, not their timers.
+        const messages = ws.api(`/sandboxes/${sb.id}/messages/wait?timeoutSeconds=${NEVER}`);
+        const requests = ws.api(`/sandboxes/${sb.id}/requests/wait?timeoutSeconds=${NEVER}`);
         await waitUntil(() => server.core.waits.active() === 2, '2 open waits');
-        const t0 = performance.now();
         const closed = server.close();
         await assertNoContent(await messages);
         await assertNoContent(await requests);
         await closed;
-        assert.ok(performance.now() - t0 < 3000, `took ${Math.round(performance.now() - t0)} ms`);
         assert.equal(server.core.waits.active(), 0);
       } finally {
         await store.close();
@@ -1029,11 +1039,13 @@ for (const backend of storeBackends()) {
           sockets.push(socket);
           await once(socket, 'connect');
         }
+        // The idle sockets stay open until the finally below: a close() that waited for them never settles
+        // and the test times out.
         closing = server.close();
-        assert.equal(
-          await settledWithin(closing, 3000),
-          'settled',
-          'server.close() still waiting 3 s later for a connection with no request',
+        await closing;
+        assert.ok(
+          sockets.every((s) => !s.destroyed),
+          'the sockets were still open on our side when close() settled',
         );
       } finally {
         for (const socket of sockets) socket.destroy();

@@ -575,11 +575,11 @@ describeEachStore('SMTP inbound listener', (getStore, backend: StoreBackend) => 
     });
   });
 
-  describe('rate limits (RATE_LIMIT_SMTP_PER_WORKSPACE=2, RATE_LIMIT_SMTP_PER_IP=5)', () => {
+  describe('rate limits (RATE_LIMIT_SMTP_INBOUND_PER_WORKSPACE=2, RATE_LIMIT_SMTP_PER_IP=5)', () => {
     let server: TestServer;
     before(async () => {
       server = await startWithInbound(await backend.open(), {
-        RATE_LIMIT_SMTP_PER_WORKSPACE: '2',
+        RATE_LIMIT_SMTP_INBOUND_PER_WORKSPACE: '2',
         RATE_LIMIT_SMTP_PER_IP: '5',
       });
     });

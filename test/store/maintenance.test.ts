@@ -1,16 +1,26 @@
 // The embedded store's own VACUUM/ANALYZE (it has no autovacuum): tables are analyzed and vacuumed once enough
 // of them changed (dead rows, or rows inserted), by autovacuum's thresholds, and left alone otherwise; on
-// PostgreSQL autovacuum does it. On both stores, tables that outgrew their statistics are analyzed sooner.
+// PostgreSQL autovacuum does it. On both stores, tables that outgrew their statistics are analyzed sooner. A run
+// is a series of statements with the event loop running between them: /healthz is answered during a run.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { pino } from 'pino';
 import { createCore } from '../../src/core/core.ts';
-import { analyzeGrownTables, maintainTables } from '../../src/core/store/maintenance.ts';
+import {
+  analyzeGrownTables,
+  maintainTables,
+  type MaintenanceStep,
+} from '../../src/core/store/maintenance.ts';
+import { buildApi } from '../../src/rest/app.ts';
 import { openStore, type Store } from '../../src/core/store/openStore.ts';
 import type { Database } from '../../src/core/store/schema.ts';
 import { testConfig } from '../helpers/api.ts';
 import { testClock } from '../helpers/clock.ts';
+import { eventually } from '../helpers/poll.ts';
 import { insertRequests, insertSandbox } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
@@ -86,15 +96,19 @@ describeEachStore('tables that outgrew their statistics', (getStore, backend) =>
   const embedded = backend.name === 'pglite';
   /** On PostgreSQL each connection's counts reach the statistics within a second or so: wait for them. */
   async function counted(db: Kysely<Database>, rows: number): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (embedded) return;
-      const res = await sql<{ n: number }>`select n_live_tup::int as n from pg_stat_user_tables
-        where relname = 'requests' and schemaname = current_schema()`.execute(db);
-      if (res.rows[0]?.n === rows) return;
-      if (Date.now() > deadline) throw new Error(`statistics count ${res.rows[0]?.n} rows, not ${rows}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    if (embedded) return;
+    let seen: number | undefined;
+    await eventually(
+      () => `the statistics to count ${rows} rows (they count ${seen})`,
+      async () => {
+        const res = await sql<{ n: number }>`select n_live_tup::int as n from pg_stat_user_tables
+          where relname = 'requests' and schemaname = current_schema()`.execute(db);
+        seen = res.rows[0]?.n;
+        return seen === rows;
+      },
+      30_000,
+      100,
+    );
   }
 
   it('are analyzed once 5,000 rows and half of them changed since their statistics, and never vacuumed', async () => {
@@ -189,4 +203,93 @@ describeEachStore('core.maintainStore', (getStore, backend) => {
       );
     },
   );
+});
+
+/** A step as `action table index`, without its time. */
+const named = (step: MaintenanceStep) =>
+  [step.action, step.table, step.index].filter((part) => part !== undefined).join(' ');
+
+describe('embedded store maintenance, one statement at a time', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore({ kind: 'pglite', dataDir: undefined });
+  });
+  after(() => store.close());
+
+  it("runs rows that only arrived as steps: the heap alone, each search index's pending entries, then ANALYZE", async () => {
+    const db = store.db;
+    await insertRequests(db, await insertSandbox(db), 3_000);
+    const steps: string[] = [];
+    /** Whether a macrotask queued before the run ran before each step ended. */
+    const turnBefore: boolean[] = [];
+    let turned = false;
+    const run = maintainTables(db, {
+      onStep: (step) => {
+        steps.push(named(step));
+        turnBefore.push(turned);
+      },
+    });
+    setImmediate(() => (turned = true));
+    assert.deepEqual(await run, { analyzed: ['requests'], vacuumed: ['requests'] });
+    assert.deepEqual(steps, [
+      'statistics',
+      'vacuum heap requests',
+      'clean pending requests requests_search',
+      'analyze requests',
+    ]);
+    // The event loop ran after the first statement, not only once the whole run was over.
+    assert.deepEqual(turnBefore, [false, true, true, true]);
+    const pending = await sql<{ pages: number }>`select pending.n as pages
+      from (select gin_clean_pending_list('requests_search') as n) as pending`.execute(db);
+    assert.equal(pending.rows[0]?.pages, 0, 'the run left entries pending in the search index');
+  });
+
+  it('gathers no statistics on the header lists, which no query filters by (migration 018)', async () => {
+    const stats = await sql<{ column: string }>`select attname as column from pg_stats
+      where tablename = 'requests' and schemaname = current_schema() order by 1`.execute(store.db);
+    const columns = stats.rows.map((r) => r.column);
+    assert.ok(columns.includes('sandbox_id'), `requests was not analyzed: ${columns.join(', ')}`);
+    assert.ok(!columns.includes('headers'), 'requests.headers has statistics');
+  });
+
+  it('vacuums indexes too once rows were deleted, in one step of its own', async () => {
+    const db = store.db;
+    await sql`delete from requests where path ~ '[13579]$'`.execute(db);
+    const steps: string[] = [];
+    const result = await maintainTables(db, { onStep: (step) => steps.push(named(step)) });
+    assert.deepEqual(result, { analyzed: ['requests'], vacuumed: ['requests'] });
+    assert.deepEqual(steps, ['statistics', 'vacuum requests', 'analyze requests']);
+  });
+
+  it('answers a /healthz request sent as a run starts before the run ends', async () => {
+    const db = store.db;
+    const core = createCore({ store, config: testConfig(), clock: testClock() });
+    const app = await buildApi({ core, logger: pino({ level: 'silent' }) });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = connect((app.server.address() as { port: number }).port, '127.0.0.1');
+    try {
+      await once(socket, 'connect');
+      const answers: string[] = [];
+      socket.on('data', (chunk: Buffer) => answers.push(chunk.toString('latin1')));
+      const request = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+      // One round trip first: the server has accepted the connection and waits for its next request.
+      socket.write(request);
+      while (answers.length === 0) await once(socket, 'data');
+      answers.length = 0;
+      await insertRequests(db, await insertSandbox(db), 3_000);
+      const order: string[] = [];
+      socket.on('data', () => order.push('healthz answered'));
+      // Written to the socket at once (the connection is idle), before the run's first statement.
+      socket.write(request);
+      const steps: string[] = [];
+      await core.maintainStore({ onStep: (step) => steps.push(named(step)) });
+      order.push('maintenance done');
+      assert.ok(steps.includes('analyze requests'), `the run did no work: ${steps.join(', ')}`);
+      assert.equal(order[0], 'healthz answered', `steps: ${steps.join(', ')}`);
+      assert.match(answers.join(''), /^HTTP\/1\.1 200/);
+    } finally {
+      socket.destroy();
+      await app.close();
+    }
+  });
 });

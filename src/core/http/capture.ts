@@ -17,6 +17,7 @@ import type { TemplatePart } from '../mocks/template.ts';
 import { newId } from '../random.ts';
 import type { RateLimits } from '../rateLimits.ts';
 import { findCaptureSandbox } from '../store/repos/sandboxes.ts';
+import { storeWriteFailure } from '../store/unavailable.ts';
 import type { Database } from '../store/schema.ts';
 import type { RequestWriter } from '../store/writers.ts';
 import { decodeBody } from './decode.ts';
@@ -293,9 +294,8 @@ export function createCaptureService(
             },
           });
         } catch (err) {
-          throw new AppError('unavailable', 'The request could not be recorded; retry later.', {
-            cause: err,
-          });
+          // The store's reason (a full disk, say) stays with the refusal: the sender's reply and the log name it.
+          throw storeWriteFailure(err, 'the request');
         }
         if (stored) {
           bus.publish({ kind: 'request', sandboxId: current.id, id: requestId });

@@ -1,9 +1,9 @@
 // The one ingest path for mail from every listener: parse once, store one row per sandbox, commit.
 // Callers acknowledge the sender only after this resolves.
 import type { Clock } from '../clock.ts';
-import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import { newId } from '../random.ts';
+import { storeWriteFailure } from '../store/unavailable.ts';
 import type { MessageRowToStore, MessageWriter } from '../store/writers.ts';
 import type { ParsedMessage } from './parseMessage.ts';
 import { createMessageParser, type MessageParser } from './parsePool.ts';
@@ -78,7 +78,8 @@ export function createMailIngest(
     try {
       stored = await arrival.submit(rows);
     } catch (err) {
-      throw new AppError('unavailable', 'The message could not be stored; retry later.', { cause: err });
+      // The store's reason (a full disk, say) stays with the refusal: the sender's reply and the log name it.
+      throw storeWriteFailure(err, 'the message');
     }
     const result: IngestedMail = {
       stored: rows

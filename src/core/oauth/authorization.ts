@@ -14,7 +14,7 @@ import {
 } from '../store/repos/oauth.ts';
 import type { ClientDirectory } from './clients.ts';
 import { params, refusal, type Params } from './params.ts';
-import { matchRedirectUri, redirectHostOf, withParams } from './redirectUris.ts';
+import { matchRedirectUri, redirectHostOf, redirectUriProblem, withParams } from './redirectUris.ts';
 import { sameResource } from './resource.ts';
 import { grantedScope } from './scopes.ts';
 import { hashSecret, newSecret, S256_CHALLENGE_SHAPE } from './tokenFormat.ts';
@@ -54,6 +54,11 @@ export function createAuthorizations(
       const resolved = await clients.resolve(p.client_id);
       if (!resolved.ok) return resolved;
       const { client } = resolved;
+      // The rules registration applies, applied again to what the browser would be sent to: a loopback match
+      // ignores the port and must not let credentials ride along, and a client registered before a rule was
+      // tightened is held to it too.
+      const problem = redirectUriProblem(p.redirect_uri ?? (client.redirect_uris[0] as string));
+      if (problem !== undefined) return refusal('invalid_request', `redirect_uri: ${problem}.`);
       let redirectUri: string;
       if (p.redirect_uri === undefined) {
         if (client.redirect_uris.length !== 1) {

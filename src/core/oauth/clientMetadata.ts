@@ -6,6 +6,13 @@ import { redirectUriProblem } from './redirectUris.ts';
 const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 export type TokenEndpointAuthMethod = (typeof AUTH_METHODS)[number];
 
+/**
+ * The most a registration's metadata may take as JSON. MCP clients send a few hundred bytes (a name, one to six
+ * redirect URIs, grant and response types); 8 KB leaves room for a dozen long redirect URIs and little for a
+ * stranger filling the store.
+ */
+export const MAX_CLIENT_METADATA_BYTES = 8 * 1024;
+
 const httpsUri = z
   .string()
   .max(2048)
@@ -40,6 +47,18 @@ export interface CheckedMetadata {
 export type MetadataCheck =
   | { ok: true; metadata: CheckedMetadata }
   | { ok: false; error: 'invalid_redirect_uri' | 'invalid_client_metadata'; description: string };
+
+/** RFC 7591 §3.2.2: a registration error is 400 with the error object; too much metadata is bad metadata. */
+export function tooLarge(bytes: number | undefined): MetadataCheck & { ok: false } {
+  const size = bytes === undefined ? 'more than' : `${bytes} bytes; the limit is`;
+  return {
+    ok: false,
+    error: 'invalid_client_metadata',
+    description:
+      `The client metadata is ${size} ${MAX_CLIENT_METADATA_BYTES} bytes of JSON. Send only the fields a ` +
+      'client needs (redirect_uris, client_name, token_endpoint_auth_method, grant_types, response_types).',
+  };
+}
 
 /** Checks metadata a client describes itself with; `documentUrl` when it came from its metadata document. */
 export function checkClientMetadata(body: unknown, documentUrl?: string): MetadataCheck {

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../store/schema.ts';
 import { findClient, insertClient, upsertDocumentClient, type OAuthClientRow } from '../store/repos/oauth.ts';
-import { checkClientMetadata } from './clientMetadata.ts';
+import { checkClientMetadata, MAX_CLIENT_METADATA_BYTES, tooLarge } from './clientMetadata.ts';
 import { refusal } from './params.ts';
 import { grantedScope } from './scopes.ts';
 import { hashSecret, isRegisteredClientId, newClientId, newSecret, sameHash } from './tokenFormat.ts';
@@ -65,6 +65,8 @@ export function createClientDirectory(db: Kysely<Database>, clock: Clock, fetche
       redirect_uris: m.redirectUris,
       created_at: now,
       updated_at: now,
+      first_authorized_at: null,
+      last_used_at: null,
     };
     await upsertDocumentClient(db, row);
     return { ok: true, client: row };
@@ -87,6 +89,11 @@ export function createClientDirectory(db: Kysely<Database>, clock: Clock, fetche
     resolve,
 
     async register(body: unknown): Promise<RegistrationResult> {
+      const bytes = Buffer.byteLength(JSON.stringify(body) ?? '');
+      if (bytes > MAX_CLIENT_METADATA_BYTES) {
+        const refused = tooLarge(bytes);
+        return refusal(refused.error, refused.description);
+      }
       const checked = checkClientMetadata(body);
       if (!checked.ok) return refusal(checked.error, checked.description);
       const m = checked.metadata;
@@ -105,6 +112,8 @@ export function createClientDirectory(db: Kysely<Database>, clock: Clock, fetche
         redirect_uris: m.redirectUris,
         created_at: now,
         updated_at: now,
+        first_authorized_at: null,
+        last_used_at: null,
       });
       return {
         ok: true,

@@ -79,8 +79,12 @@ export function createTokens(db: Kysely<Database>, clock: Clock, clients: Client
   }
 
   /** The grant behind a code or refresh token, if it belongs to this client and its key still stands. */
-  async function liveGrant(grantId: string, clientId: string): Promise<GrantContext | OAuthRefusal> {
-    const context = await findGrantContext(db, grantId);
+  async function liveGrant(
+    grantId: string,
+    clientId: string,
+    known?: GrantContext,
+  ): Promise<GrantContext | OAuthRefusal> {
+    const context = known ?? (await findGrantContext(db, grantId));
     if (context === undefined) return refusal('invalid_grant', 'The grant has been revoked; connect again.');
     if (context.grant.client_id !== clientId) {
       return refusal('invalid_grant', 'The grant was issued to another client.');
@@ -155,26 +159,18 @@ export function createTokens(db: Kysely<Database>, clock: Clock, clients: Client
     if (refresh_token === undefined) {
       return refusal('invalid_request', 'refresh_token is required for grant_type refresh_token.');
     }
-    const now = clock.now();
-    const claimed = hasShape(refresh_token, 'refresh')
-      ? await claimRefreshToken(db, hashSecret(refresh_token), now)
-      : undefined;
-    if (claimed === undefined)
+    const hash = hasShape(refresh_token, 'refresh') ? hashSecret(refresh_token) : undefined;
+    const found = hash === undefined ? undefined : await findTokenWithGrant(db, hash);
+    if (found === undefined || found.token.kind !== 'refresh')
       return refusal('invalid_grant', 'The refresh token is not valid (revoked or unknown).');
-    const { token, firstUse } = claimed;
-    if (!firstUse) {
-      // Rotation: each refresh token works once. A second use means two holders; neither keeps the grant.
-      await deleteGrant(db, token.grant_id);
-      return refusal(
-        'invalid_grant',
-        'The refresh token was already used; the whole connection has been revoked because it may have leaked. Connect again.',
-      );
-    }
-    if (now.getTime() >= token.expires_at.getTime()) {
+    if (found.token.used_at !== null) return replayedRefresh(found.token.grant_id);
+    if (clock.now().getTime() >= found.token.expires_at.getTime()) {
       return refusal('invalid_grant', 'The refresh token has expired; connect again.');
     }
-    const context = await liveGrant(token.grant_id, clientId);
+    const context = await liveGrant(found.token.grant_id, clientId, found.context);
     if ('ok' in context) return context;
+    // The request's own parameters are checked before the token is spent: a refusal for them leaves the
+    // refresh token as it was, so the client can ask again correctly.
     if (resource !== undefined && !sameResource(resource, context.grant.resource)) {
       return refusal(
         'invalid_target',
@@ -190,7 +186,20 @@ export function createTokens(db: Kysely<Database>, clock: Clock, clients: Client
         `Scope ${wider} was not granted to this connection (granted: ${context.grant.scope}).`,
       );
     }
-    return issue(token.grant_id, context.grant.scope);
+    // Spent exactly once: of two requests racing with one token, the second is a replay.
+    const claimed = await claimRefreshToken(db, hash as string, clock.now());
+    if (claimed === undefined) return refusal('invalid_grant', 'The grant has been revoked; connect again.');
+    if (!claimed.firstUse) return replayedRefresh(claimed.token.grant_id);
+    return issue(claimed.token.grant_id, context.grant.scope);
+  }
+
+  /** Rotation: each refresh token works once. A second use means two holders; neither keeps the grant. */
+  async function replayedRefresh(grantId: string): Promise<OAuthRefusal> {
+    await deleteGrant(db, grantId);
+    return refusal(
+      'invalid_grant',
+      'The refresh token was already used; the whole connection has been revoked because it may have leaked. Connect again.',
+    );
   }
 
   return {

@@ -74,7 +74,22 @@ export interface RegistrationResponse {
   scope: string;
 }
 
-export type RegistrationResult = { ok: true; registration: RegistrationResponse } | OAuthRefusal;
+/** Too many registrations from one address (OAUTH_REGISTRATIONS_PER_HOUR): 429 with Retry-After. */
+export interface RegistrationLimited {
+  ok: false;
+  error: 'invalid_request';
+  description: string;
+  status: 429;
+  retryAfterSeconds: number;
+}
+
+export type RegistrationResult =
+  { ok: true; registration: RegistrationResponse } | OAuthRefusal | RegistrationLimited;
+
+/** Who registers: the client's address (behind TRUSTED_PROXIES, the one the proxy names). */
+export interface RegistrationSource {
+  address: string;
+}
 
 /**
  * The query of GET /oauth/authorize. A refusal with `redirect: false` is answered as JSON on the spot (the

@@ -13,6 +13,11 @@ export interface GroupCommitOptions<I> {
   concurrency: number;
   /** Longest a batch waits for announced items (see `announce`); 0: batches never wait. */
   announcedWaitMs?: number;
+  /**
+   * Whether a batch's failure is the store's rather than one item's (the store refuses every write: its disk is
+   * full, it is unreachable). Such a batch fails as a whole: retrying each item alone would only fail each again.
+   */
+  failsEveryItem?(err: unknown): boolean;
 }
 
 interface Pending<I, O> {
@@ -134,7 +139,10 @@ export class GroupCommit<I, O> {
       const results = await this.write(batch.map((p) => p.item));
       batch.forEach((p, i) => p.resolve(results[i] as O));
     } catch (err) {
-      if (batch.length === 1) return (batch[0] as Pending<I, O>).reject(err);
+      if (batch.length === 1 || this.options.failsEveryItem?.(err) === true) {
+        for (const p of batch) p.reject(err);
+        return;
+      }
       // One bad item must not fail the writes it happened to share a batch with: each is retried alone.
       for (const p of batch) {
         try {

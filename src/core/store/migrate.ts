@@ -17,7 +17,9 @@ import * as m011 from './migrations/011_dashboard_sessions.ts';
 import * as m012 from './migrations/012_oauth.ts';
 import * as m013 from './migrations/013_search_words_column.ts';
 import * as m014 from './migrations/014_search_words_after.ts';
+import * as m015 from './migrations/015_oauth_client_use.ts';
 import * as m017 from './migrations/017_server_secrets.ts';
+import * as m018 from './migrations/018_embedded_analyze_columns.ts';
 import * as m019 from './migrations/019_request_redacted_cookies.ts';
 
 const migrations: Record<string, Migration> = {
@@ -35,7 +37,9 @@ const migrations: Record<string, Migration> = {
   '012_oauth': m012,
   '013_search_words_column': m013,
   '014_search_words_after': m014,
+  '015_oauth_client_use': m015,
   '017_server_secrets': m017,
+  '018_embedded_analyze_columns': m018,
   '019_request_redacted_cookies': m019,
 };
 

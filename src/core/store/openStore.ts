@@ -2,12 +2,13 @@
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { openEmbeddedDatabase, type StoreEvent } from './embeddedDatabase.ts';
 import { lockDataDir, type DirLock } from './lockFile.ts';
 import { migrateToLatest } from './migrate.ts';
-import { withPreparedStatements } from './pglitePrepared.ts';
 import { yieldingTurns } from './pgliteTurns.ts';
-import { startPgliteStore } from './pgliteStart.ts';
 import { preparingPool } from './preparedPool.ts';
+
+export type { StoreEvent };
 
 export type StoreKind = 'pglite' | 'postgres';
 
@@ -19,7 +20,13 @@ export interface Store {
 
 export type StoreOptions =
   // dataDir undefined: in memory (tests). templateFile: where fresh stores' template lives (default: pgliteStart.ts).
-  | { kind: 'pglite'; dataDir: string | undefined; templateFile?: string }
+  | {
+      kind: 'pglite';
+      dataDir: string | undefined;
+      templateFile?: string;
+      /** What the store has to say about its disk: a write it refuses and why, its recovery (embeddedDatabase.ts). */
+      onEvent?: (event: StoreEvent) => void;
+    }
   | {
       kind: 'postgres';
       url: string;
@@ -32,19 +39,25 @@ export type StoreOptions =
 // bigint columns (sizes) fit comfortably in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-async function openPglite(dataDir: string | undefined, templateFile: string | undefined): Promise<Store> {
+async function openPglite(
+  dataDir: string | undefined,
+  templateFile: string | undefined,
+  onEvent: ((event: StoreEvent) => void) | undefined,
+): Promise<Store> {
   let lock: DirLock | undefined;
   if (dataDir !== undefined) lock = await lockDataDir(dataDir);
   try {
-    const pglite = await startPgliteStore(
-      dataDir === undefined ? undefined : `${dataDir}/pgdata`,
-      templateFile,
-    );
+    const embedded = await openEmbeddedDatabase({ dataDir, templateFile, onEvent });
+    // A backlog of statements never holds the event loop (pgliteTurns.ts).
     const db = new Kysely<Database>({
-      // Prepared statements for the hot inserts; a backlog of statements never holds the event loop.
-      dialect: new PGliteDialect({ pglite: yieldingTurns(withPreparedStatements(pglite)) }),
+      dialect: new PGliteDialect({ pglite: yieldingTurns(embedded.pglite) }),
     });
-    await migrateToLatest(db as Kysely<unknown>);
+    try {
+      await migrateToLatest(db as Kysely<unknown>);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
     return {
       db,
       kind: 'pglite',
@@ -96,7 +109,7 @@ function closeOnce(store: Store): Store {
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store =
     options.kind === 'pglite'
-      ? await openPglite(options.dataDir, options.templateFile)
+      ? await openPglite(options.dataDir, options.templateFile, options.onEvent)
       : await openPostgres(
           options.url,
           options.schema,

@@ -3,8 +3,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PGliteDialect } from 'kysely';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { DurableNodeFS } from './durableNodeFs.ts';
+import { DurableNodeFS, type DiskFault } from './durableNodeFs.ts';
 import { migrateToLatest, migrationsFingerprint } from './migrate.ts';
+import { GuardedPGlite } from './pgliteGuard.ts';
 import { discardTemplate, ensureTemplate, templatePath } from './pgliteTemplate.ts';
 
 /**
@@ -12,6 +13,10 @@ import { discardTemplate, ensureTemplate, templatePath } from './pgliteTemplate.
  * with fsync(), the one sync call PGlite's Node file system carries to the disk (durableNodeFs.ts). Its 128 MB of
  * shared buffers live in the WASM heap, and the pages are cached by the OS as well: 32 MB starts about 60 ms
  * sooner and holds about 100 MB less resident memory.
+ * ANALYZE runs on the main thread and holds the process while it reads its sample, 300 rows per statistics
+ * target: at 100 (the default) 30,000 rows, 1-3.4 s for 200,000 messages on a 2-core machine; at 10, 3,000
+ * rows and about 80 ms, and the list bench's queries kept their plans and the blocks they read
+ * (maintenance.ts).
  */
 function startParams(): string[] {
   const defaults = (PGlite as unknown as { defaultStartParams?: string[] }).defaultStartParams;
@@ -19,7 +24,7 @@ function startParams(): string[] {
     throw new Error('PGlite.defaultStartParams is missing; check the PGlite version');
   return [
     ...defaults.filter((p) => p !== '-F'),
-    ...['-c', 'shared_buffers=32MB', '-c', 'wal_sync_method=fsync'],
+    ...['-c', 'shared_buffers=32MB', '-c', 'wal_sync_method=fsync', '-c', 'default_statistics_target=10'],
   ];
 }
 
@@ -57,16 +62,55 @@ function isFresh(pgdata: string | undefined): boolean {
   }
 }
 
-async function startPglite(pgdata: string | undefined, template: Blob | undefined): Promise<PGlite> {
-  const pglite = new PGlite({
-    ...(pgdata === undefined ? {} : { fs: new DurableNodeFS(pgdata) }),
+/** What a store learns from a running instance's file system (durableNodeFs.ts). */
+export interface PgliteWatch {
+  onDiskFault?(fault: DiskFault): void;
+  /** Postgres PANICked: the instance is lost already (it refuses every call); start another to go on. */
+  onLost?(): void;
+}
+
+/** A started instance and the way to let go of one that was lost without entering it again. */
+export interface PgliteHandle {
+  pglite: GuardedPGlite;
+  /** Closes the instance's files. For a lost instance only: `close()` would enter postgres (and spin). */
+  abandon(): Promise<void>;
+}
+
+async function startPglite(
+  pgdata: string | undefined,
+  template: Blob | undefined,
+  watch: PgliteWatch = {},
+): Promise<PgliteHandle> {
+  const fs =
+    pgdata === undefined
+      ? undefined
+      : new DurableNodeFS(pgdata, {
+          onDiskFault: watch.onDiskFault,
+          onAbort: () => {
+            // Called from inside postgres, long after the constructor below returned.
+            pglite.lose('postgres stopped (PANIC) in this instance');
+            watch.onLost?.();
+          },
+        });
+  const abandon = async () => {
+    // Closing every file the instance holds open: on a full disk, the space of a file already removed comes
+    // back only then. Nothing runs in postgres.
+    await fs?.closeFs().catch(() => undefined);
+  };
+  const pglite = new GuardedPGlite({
+    ...(fs === undefined ? {} : { fs }),
     ...(template === undefined ? {} : { loadDataDir: template }),
     startParams: startParams(),
     ...byteaCodec,
     extensions: { pg_trgm },
   });
-  await pglite.waitReady;
-  return pglite;
+  try {
+    await pglite.waitReady;
+  } catch (err) {
+    await abandon();
+    throw err;
+  }
+  return { pglite, abandon };
 }
 
 /** Part of the template's name: a change to how the template is built must not reuse one built the old way. */
@@ -91,7 +135,7 @@ async function dropOptionalForks(pglite: PGlite): Promise<void> {
 
 /** initdb and every migration, run once in memory, as a tar of the resulting data directory. */
 async function buildTemplateTar(): Promise<Uint8Array> {
-  const pglite = await startPglite(undefined, undefined);
+  const { pglite } = await startPglite(undefined, undefined);
   try {
     // Every store lives in the `postgres` database. Without the two template databases the tar holds 400 files,
     // not 1,000, and creating files is most of what loading it costs (about 0.5 ms each on this CI's ext4).
@@ -127,17 +171,18 @@ export async function prepareTemplate(file = defaultTemplateFile()): Promise<str
 export async function startPgliteStore(
   pgdata: string | undefined,
   templateFile = defaultTemplateFile(),
-): Promise<PGlite> {
-  if (!isFresh(pgdata)) return startPglite(pgdata, undefined);
+  watch: PgliteWatch = {},
+): Promise<PgliteHandle> {
+  if (!isFresh(pgdata)) return startPglite(pgdata, undefined, watch);
   const template = await ensureTemplate(templateFile, buildTemplateTar);
   try {
-    if (pgdata === undefined) return await startPglite(undefined, template);
+    if (pgdata === undefined) return await startPglite(undefined, template, watch);
     // Unpacked by node-tar rather than PGlite's loadDataDir, which goes through the WASM file system and took
     // 0.3-0.5 s of a 1.5 s first start for the 350 files that node-tar writes in about 0.15 s.
     mkdirSync(pgdata, { recursive: true, mode: 0o700 });
     const { extract } = await import('tar'); // only a fresh store needs it: no load cost on every other start
     extract({ file: templateFile, cwd: pgdata, sync: true, preserveOwner: false, noMtime: true });
-    return await startPglite(pgdata, undefined);
+    return await startPglite(pgdata, undefined, watch);
   } catch (templateError) {
     // PGlite's loadDataDir (in-memory stores) refuses to load over a cluster; one found after all stays as it is.
     if (templateError instanceof Error && templateError.message.includes('Database already exists')) {
@@ -147,6 +192,14 @@ export async function startPgliteStore(
     // Only files extracted from the template are here: the directory was empty or missing a moment ago
     // (isFresh), and the lock keeps other processes out.
     if (pgdata !== undefined) rmSync(pgdata, { recursive: true, force: true });
-    return startPglite(pgdata, undefined);
+    return startPglite(pgdata, undefined, watch);
   }
+}
+
+/**
+ * A new instance on the files of one that was lost: postgres recovers from the WAL, as after kill -9. Needs
+ * room on the disk (the end of recovery writes a checkpoint, into a new WAL segment when the last one is full).
+ */
+export function restartPgliteStore(pgdata: string, watch: PgliteWatch = {}): Promise<PgliteHandle> {
+  return startPglite(pgdata, undefined, watch);
 }

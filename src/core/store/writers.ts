@@ -8,6 +8,7 @@ import type { LiveRow } from './repos/insertIfLive.ts';
 import { insertMessagesIfLive } from './repos/messages.ts';
 import { insertRequestsIfCurrent, type RequestToStore } from './repos/requests.ts';
 import type { Database, NewMessageRow } from './schema.ts';
+import { isDiskRefusal } from './unavailable.ts';
 
 export type MessageRowToStore = NewMessageRow & LiveRow;
 export type { RequestToStore };
@@ -65,6 +66,7 @@ function messageWriter(db: Kysely<Database>, tuning: Tuning): MessageWriter {
       sizeOf: (rows) => rows.reduce((sum, r) => sum + Number(r.size_bytes), 0),
       concurrency: tuning.commitConcurrency,
       announcedWaitMs: tuning.waitForAnnouncedMs,
+      failsEveryItem: isDiskRefusal,
     },
   );
   return { announce: () => commits.announce() };
@@ -82,6 +84,7 @@ function requestWriter(db: Kysely<Database>, tuning: Tuning): RequestWriter {
       maxBytes: 8 * 1024 * 1024,
       sizeOf: (item) => Number(item.row.size_bytes),
       concurrency: tuning.commitConcurrency,
+      failsEveryItem: isDiskRefusal,
     },
   );
   return { submit: (item) => commits.submit(item) };

@@ -11,6 +11,7 @@ import type {
 } from 'fastify';
 import type { Core } from '../../core/core.ts';
 import { isAppError } from '../../core/errors.ts';
+import { tooLarge } from '../../core/oauth/clientMetadata.ts';
 import { authorizeRoute } from './authorize.ts';
 import { allowAnyOrigin } from './cors.ts';
 import { sendOAuthError } from './oauthReply.ts';
@@ -37,6 +38,15 @@ function oauthErrorHandler(err: FastifyError, request: FastifyRequest, reply: Fa
   if (isAppError(err)) throw err;
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      // RFC 7591 §3.2.2 answers every registration error with 400 and the error object; metadata past the
+      // limit is invalid metadata, and clients read the reason from the body whatever the status.
+      if (metadata) {
+        // Refused from Content-Length before reading, or when a chunked body passed the limit (size unknown).
+        const declared = Number(request.headers['content-length']);
+        const bytes = Number.isInteger(declared) ? declared : undefined;
+        request.log.info({ bytes }, 'client registration refused: metadata too large');
+        return sendOAuthError(reply, 400, badInput, tooLarge(bytes).description);
+      }
       return sendOAuthError(reply, 413, badInput, 'The request body is larger than this endpoint accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return sendOAuthError(

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Cursor } from '../../pagination.ts';
 import type { ApiKeyRow, Database, NewApiKeyRow, WorkspaceRow } from '../schema.ts';
+import { isDiskRefusal } from '../unavailable.ts';
 import { preparedLookup } from './prepared.ts';
 
 export async function insertApiKey(db: Kysely<Database>, row: NewApiKeyRow): Promise<ApiKeyRow> {
@@ -59,11 +60,20 @@ export async function revokeApiKey(
   return res.numUpdatedRows > 0n;
 }
 
+/** A courtesy write that every authenticated read makes once a minute: a full disk skips it, not the read. */
 export async function touchApiKey(
   db: Kysely<Database>,
   id: string,
   at: Date,
   ip: string | null,
 ): Promise<void> {
-  await db.updateTable('api_keys').set({ last_used_at: at, last_used_ip: ip }).where('id', '=', id).execute();
+  try {
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: at, last_used_ip: ip })
+      .where('id', '=', id)
+      .execute();
+  } catch (err) {
+    if (!isDiskRefusal(err)) throw err;
+  }
 }

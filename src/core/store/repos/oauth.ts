@@ -1,7 +1,8 @@
-// SQL for OAuth (migration 012): clients, pending consent requests, grants, codes and tokens. Every lookup of a
-// token joins the grant's key and workspace, so a revoked key is seen on the same read.
-import { sql, type Kysely } from 'kysely';
+// SQL for OAuth (migrations 012 and 015): clients, pending consent requests, grants, codes and tokens. Every
+// lookup of a token joins the grant's key and workspace, so a revoked key is seen on the same read.
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
+import { isDiskRefusal } from '../unavailable.ts';
 import { preparedLookup } from './prepared.ts';
 
 export interface OAuthClientRow {
@@ -15,6 +16,10 @@ export interface OAuthClientRow {
   redirect_uris: string[];
   created_at: Date;
   updated_at: Date;
+  /** When its first tokens were issued (migration 015); null until an authorization completes. */
+  first_authorized_at: Date | null;
+  /** When its latest tokens were issued: an access token lives an hour, so use is never older than that. */
+  last_used_at: Date | null;
 }
 
 export interface AuthorizationRequestRow {
@@ -60,7 +65,7 @@ export interface TokenRow {
   used_at: Date | null;
 }
 
-/** The tables of migration 012, which schema.ts does not list (nothing but OAuth reads them). */
+/** The tables of migrations 012 and 015, which schema.ts does not list (nothing but OAuth reads them). */
 interface OAuthTables {
   oauth_clients: OAuthClientRow;
   oauth_authorization_requests: AuthorizationRequestRow;
@@ -288,11 +293,23 @@ export async function insertTokenPair(
       .where('expires_at', '<=', now)
       .execute();
     await oauth(trx).insertInto('oauth_tokens').values([access, refresh]).execute();
-    await oauth(trx)
+    const grant = await oauth(trx)
       .updateTable('oauth_grants')
       .set({ last_used_at: now })
       .where('id', '=', grantId)
-      .execute();
+      .returning('client_id')
+      .executeTakeFirst();
+    // The client's use, for the sweep's pruning: first completed authorization and latest tokens.
+    if (grant !== undefined) {
+      await oauth(trx)
+        .updateTable('oauth_clients')
+        .set((eb) => ({
+          last_used_at: now,
+          first_authorized_at: eb.fn.coalesce('first_authorized_at', eb.val(now)),
+        }))
+        .where('client_id', '=', grant.client_id)
+        .execute();
+    }
   });
 }
 
@@ -308,19 +325,26 @@ export async function deleteGrant(db: Db, grantId: string, workspaceId?: string)
   return result.numDeletedRows > 0n;
 }
 
-/** last_used_at moves at most once a minute per grant: a write per MCP call would cost more than it says. */
+/**
+ * last_used_at moves at most once a minute per grant: a write per MCP call would cost more than it says. A full
+ * disk skips it, not the call it rides on.
+ */
 export async function touchGrant(db: Db, grantId: string, now: Date): Promise<void> {
-  await oauth(db)
-    .updateTable('oauth_grants')
-    .set({ last_used_at: now })
-    .where('id', '=', grantId)
-    .where((eb) =>
-      eb.or([
-        eb('last_used_at', 'is', null),
-        eb('last_used_at', '<', sql<Date>`${now}::timestamptz - interval '60 seconds'`),
-      ]),
-    )
-    .execute();
+  try {
+    await oauth(db)
+      .updateTable('oauth_grants')
+      .set({ last_used_at: now })
+      .where('id', '=', grantId)
+      .where((eb) =>
+        eb.or([
+          eb('last_used_at', 'is', null),
+          eb('last_used_at', '<', sql<Date>`${now}::timestamptz - interval '60 seconds'`),
+        ]),
+      )
+      .execute();
+  } catch (err) {
+    if (!isDiskRefusal(err)) throw err;
+  }
 }
 
 export interface GrantListRow {
@@ -385,4 +409,86 @@ export async function pruneOAuth(db: Db, now: Date): Promise<void> {
       ]),
     )
     .execute();
+}
+
+export interface OAuthClientSweep {
+  /** Clients removed because no authorization completed within a day of their registration. */
+  prunedNeverAuthorized: number;
+  /** Clients removed because they got no tokens for 90 days. */
+  prunedUnused: number;
+  /** Clients left, of both kinds, and how many of them were registered (or first fetched) in the last day. */
+  clients: number;
+  registeredLastDay: number;
+  /** What the clients left hold of their own metadata (name, URIs), in bytes. */
+  metadataBytes: number;
+}
+
+/**
+ * The sweep's pruning of clients (anyone may register one): never authorized and registered before
+ * `neverAuthorizedBefore`, or unused since `unusedBefore`. A client with a pending consent request or a grant
+ * still being exchanged is left for a later sweep, so a slow person never loses the flow under way.
+ */
+export async function pruneOAuthClients(
+  db: Db,
+  now: Date,
+  neverAuthorizedBefore: Date,
+  unusedBefore: Date,
+): Promise<OAuthClientSweep> {
+  const o = oauth(db);
+  type Eb = ExpressionBuilder<Database & OAuthTables, 'oauth_clients'>;
+  const noPendingRequest = (eb: Eb) =>
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('oauth_authorization_requests as r')
+          .select('r.id')
+          .whereRef('r.client_id', '=', 'oauth_clients.client_id')
+          .where('r.expires_at', '>', now),
+      ),
+    );
+  /** No grant of the client (created since `since`, when given). */
+  const noGrant = (since?: Date) => (eb: Eb) =>
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('oauth_grants as g')
+          .select('g.id')
+          .whereRef('g.client_id', '=', 'oauth_clients.client_id')
+          .$if(since !== undefined, (q) => q.where('g.created_at', '>=', since as Date)),
+      ),
+    );
+  const neverAuthorized = await o
+    .deleteFrom('oauth_clients')
+    .where('first_authorized_at', 'is', null)
+    .where('created_at', '<', neverAuthorizedBefore)
+    .where(noPendingRequest)
+    .where(noGrant())
+    .executeTakeFirst();
+  // Grants go with the client (cascade); one still alive would have had tokens issued within 30 days, and one
+  // approved since (its code not yet exchanged) counts as use.
+  const unused = await o
+    .deleteFrom('oauth_clients')
+    .where((eb) => eb(eb.fn.coalesce('last_used_at', 'first_authorized_at', 'created_at'), '<', unusedBefore))
+    .where(noPendingRequest)
+    .where(noGrant(unusedBefore))
+    .executeTakeFirst();
+  const dayAgo = new Date(now.getTime() - 86_400_000);
+  const stats = await sql<{
+    clients: string | number;
+    recent: string | number;
+    bytes: string | number | null;
+  }>`
+    select count(*) as clients,
+           count(*) filter (where created_at > ${dayAgo}) as recent,
+           sum(octet_length(client_name) + coalesce(octet_length(client_uri), 0)
+               + coalesce(octet_length(logo_uri), 0) + octet_length(redirect_uris::text)) as bytes
+      from oauth_clients`.execute(db);
+  const row = stats.rows[0];
+  return {
+    prunedNeverAuthorized: Number(neverAuthorized.numDeletedRows),
+    prunedUnused: Number(unused.numDeletedRows),
+    clients: Number(row?.clients ?? 0),
+    registeredLastDay: Number(row?.recent ?? 0),
+    metadataBytes: Number(row?.bytes ?? 0),
+  };
 }

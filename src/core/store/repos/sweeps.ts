@@ -13,13 +13,15 @@ export interface SweptRows {
   purgedRequests: number;
 }
 
-/** undefined when another process holds the sweep lock (nothing was done). */
-export async function sweepExpired(
+/**
+ * Runs `work` in one transaction holding the sweep lock (on PostgreSQL), so one process at a time does a sweep's
+ * share; undefined when another process holds it (nothing was done).
+ */
+export async function withSweepLock<T>(
   db: Kysely<Database>,
-  now: Date,
-  retentionCutoff: Date,
   useAdvisoryLock: boolean,
-): Promise<SweptRows | undefined> {
+  work: (trx: Kysely<Database>) => Promise<T>,
+): Promise<T | undefined> {
   return db.transaction().execute(async (trx) => {
     if (useAdvisoryLock) {
       const lock = await sql<{
@@ -27,6 +29,18 @@ export async function sweepExpired(
       }>`select pg_try_advisory_xact_lock(${SWEEP_LOCK_KEY}) as ok`.execute(trx);
       if (lock.rows[0]?.ok !== true) return undefined;
     }
+    return work(trx);
+  });
+}
+
+/** undefined when another process holds the sweep lock (nothing was done). */
+export async function sweepExpired(
+  db: Kysely<Database>,
+  now: Date,
+  retentionCutoff: Date,
+  useAdvisoryLock: boolean,
+): Promise<SweptRows | undefined> {
+  return withSweepLock(db, useAdvisoryLock, async (trx) => {
     const expired = await trx
       .deleteFrom('sandboxes')
       .where('expires_at', 'is not', null)

@@ -123,6 +123,12 @@ export function RequestView({
     >
       <NameValueTable caption="Query" rows={detail.queryParams} empty="No query string." />
       <NameValueTable caption="Headers" rows={detail.headers} empty="No headers." />
+      {detail.redactedCookies.length > 0 && (
+        <p class="note">
+          Removed before storing: the dashboard's session cookie ({detail.redactedCookies.join(', ')}), which
+          the browser sent because cookies ignore ports. The other cookies are as sent.
+        </p>
+      )}
       <RequestBody detail={detail} filesBase={`/api/v1${base}/files`} />
     </ItemDetail>
   );
