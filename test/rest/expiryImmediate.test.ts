@@ -4,9 +4,9 @@
 // and which afterwards still finds the expired row). A permanent sandbox's wait, open beside them, stays open.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sendRecorded } from '../helpers/captureClient.ts';
 import { openEvents, type EventReader } from '../helpers/eventStream.ts';
+import { eventually } from '../helpers/poll.ts';
 import { assertProblem } from '../helpers/responses.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -30,12 +30,7 @@ describeEachStore('expiry ends waits and streams at once', (getStore) => {
     await server.close();
   });
 
-  async function until(cond: () => boolean, what: string): Promise<void> {
-    for (let i = 0; !cond(); i++) {
-      assert.ok(i < 1_000, `still waiting for ${what}`);
-      await sleep(10);
-    }
-  }
+  const until = (cond: () => boolean, what: string) => eventually(what, cond);
 
   const ephemeral = (in_ = ws) => in_.createSandbox({ name: 'short-lived', ephemeral: true, ttlMinutes: 1 });
 
