@@ -1,11 +1,15 @@
 // Wait benchmarks (design section 9): wake-up latency from a committed arrival to the wait's response,
 // in one process (embedded store) and across two processes (PostgreSQL, with --pg), 10,000 open waits, and
-// how long the server leaves /healthz unanswered while a burst of 2,000 new waits comes in.
-// `--only=burst` runs the burst rows alone.
+// while a burst of 2,000 new waits comes in, the server's longest event-loop turn and how long /healthz went
+// unanswered. `--only=burst` runs the burst rows alone.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { freshDatabase } from './lib/pg.ts';
 import { settled, SETTLE_MS, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
+import { loopMonitorEnv } from './lib/loopMonitor.ts';
 import { latencyRows, report, type Row } from './lib/report.ts';
 
 const usePg = process.argv.includes('--pg');
@@ -96,7 +100,8 @@ async function openWaits(
 /**
  * Probes GET /healthz one request after another from a worker thread (the bench's own event loop is busy
  * sending the burst) until told to stop, 10 ms apart (so the server stays quiet enough for `settled`); each
- * probe's start and end, on a clock shared across threads.
+ * probe's start and end, on a clock shared across threads. /healthz closes its connection after each answer,
+ * so every probe connects anew, as a liveness probe does.
  */
 function healthProbes(apiUrl: string) {
   const worker = new Worker(
@@ -142,6 +147,36 @@ function healthProbes(apiUrl: string) {
 
 const now = () => performance.timeOrigin + performance.now();
 
+/** Where each server's loop monitor (bench/lib/loopMonitor.ts) writes. */
+const loopDir = mkdtempSync(join(tmpdir(), 'sandtrap-bench-loop-'));
+process.once('exit', () => rmSync(loopDir, { recursive: true, force: true }));
+let servers = 0;
+function monitored(env: Record<string, string> = {}) {
+  const file = join(loopDir, `server-${++servers}.json`);
+  return { env: { ...env, ...loopMonitorEnv(file) }, file };
+}
+const loopFiles = new Map<BenchServer, string>();
+
+/** The server's longest event-loop turn since the previous call (the first call starts the count). */
+async function longestTurn(server: BenchServer): Promise<number> {
+  const file = loopFiles.get(server) as string;
+  rmSync(file, { force: true });
+  server.child.kill('SIGUSR2');
+  for (let i = 0; !existsSync(file); i++) {
+    if (i > 500) throw new Error('the server did not report its event-loop delay');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await new Promise((r) => setTimeout(r, 10));
+  return (JSON.parse(readFileSync(file, 'utf8')) as { maxMs: number }).maxMs;
+}
+
+async function startMonitored(env?: Record<string, string>, key?: string): Promise<BenchServer> {
+  const { env: withMonitor, file } = monitored(env);
+  const server = await startSandtrap(withMonitor, key);
+  loopFiles.set(server, file);
+  return server;
+}
+
 /**
  * Opens `count` waits at once (no pause between sends) while /healthz is probed from another thread: the
  * longest probe that overlapped the burst is how long the server answered nobody. Then one arrival releases
@@ -151,7 +186,7 @@ async function burst(
   server: BenchServer,
   count: number,
   kind: 'waits' | 'plain',
-): Promise<{ longestMs: number; admittedMs: number; refused: number }> {
+): Promise<{ longestMs: number; turnMs: number; admittedMs: number; refused: number }> {
   const sandbox = await api(server, '/sandboxes', {
     method: 'POST',
     body: JSON.stringify({ name: 'burst' }),
@@ -170,6 +205,7 @@ async function burst(
   const agent = new Agent({ connections: count + 10, keepAliveTimeout: 60_000, pipelining: 0 });
   const probes = healthProbes(server.apiUrl);
   await new Promise((r) => setTimeout(r, 200));
+  await longestTurn(server);
   const from = now();
   const answers: Array<Promise<number>> = [];
   for (let i = 0; i < count; i++) {
@@ -186,6 +222,7 @@ async function burst(
   if (kind === 'waits') await settled(server.child.pid, 500);
   else await Promise.all(answers);
   const admitted = now();
+  const turnMs = await longestTurn(server);
   const seen = await probes.stop();
   if (kind === 'waits') {
     await fetch(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}${marker}`, { method: 'POST' });
@@ -196,19 +233,21 @@ async function burst(
   const during = seen.filter((p) => p.end >= from && p.start <= admitted);
   if (during.some((p) => p.status !== 200)) throw new Error('a /healthz probe failed during the burst');
   const longestMs = Math.max(0, ...during.map((p) => p.end - p.start));
-  return { longestMs, admittedMs: admitted - from - (kind === 'waits' ? 500 : 0), refused };
+  return { longestMs, turnMs, admittedMs: admitted - from - (kind === 'waits' ? 500 : 0), refused };
 }
 
 const rows: Row[] = [];
 
 function burstRow(store: string, kind: 'waits' | 'plain', b: Awaited<ReturnType<typeof burst>>): void {
   rows.push({
-    workload: `burst of 2,000 new ${kind === 'waits' ? 'waits' : 'plain GETs'}, longest /healthz gap (${store})`,
-    target: '< 100 ms',
+    workload: `burst of 2,000 new ${kind === 'waits' ? 'waits' : 'plain GETs'}, longest event-loop turn / longest /healthz answer (${store})`,
+    target: 'turn < 100 ms',
     measured:
-      `${b.longestMs.toFixed(0)} ms; all ${kind === 'waits' ? 'admitted' : 'answered'} in ${b.admittedMs.toFixed(0)} ms` +
+      `turn ${b.turnMs.toFixed(0)} ms; /healthz ${b.longestMs.toFixed(0)} ms; all ${kind === 'waits' ? 'admitted' : 'answered'} in ${b.admittedMs.toFixed(0)} ms` +
       (b.refused === 0 ? '' : `; ${b.refused} of 2,000 not answered 200`),
-    met: b.longestMs < 100 && b.refused === 0,
+    met: b.turnMs < 100 && b.refused === 0,
+    turnMs: Math.round(b.turnMs),
+    healthzMs: Math.round(b.longestMs),
   });
 }
 
@@ -227,7 +266,7 @@ function openWaitsRow(store: string, open: Awaited<ReturnType<typeof openWaits>>
   });
 }
 
-const single = await startSandtrap();
+const single = await startMonitored();
 try {
   if (!burstOnly) {
     const s = await wakeLatency(single, single, 200);
@@ -242,8 +281,8 @@ try {
 
 if (usePg) {
   const fresh = await freshDatabase();
-  const a = await startSandtrap({ DATABASE_URL: fresh.url });
-  const b = await startSandtrap({ DATABASE_URL: fresh.url }, a.key);
+  const a = await startMonitored({ DATABASE_URL: fresh.url });
+  const b = await startMonitored({ DATABASE_URL: fresh.url }, a.key);
   try {
     if (!burstOnly) {
       const s = await wakeLatency(a, b, 200);
