@@ -25,6 +25,7 @@ import {
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.ts';
 import { cleanupProcesses, runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { openStoreInWorker, type StatementResult } from '../helpers/storeInWorker.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const mounts: string[] = [];
 
@@ -91,14 +92,9 @@ async function fill(dir: string, file: string, refused: () => boolean): Promise<
   return written;
 }
 
-async function until<T>(what: string, timeoutMs: number, attempt: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`gave up after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(200);
-  }
+/** Polls `attempt` until it gives a value (test/helpers/poll.ts: the one place a test polls with a deadline). */
+function until<T>(what: string, timeoutMs: number, attempt: () => Promise<T | undefined>): Promise<T> {
+  return eventually(what, attempt, timeoutMs, 200);
 }
 
 async function api(server: ServerProcess, key: string, path: string, init: RequestInit = {}) {

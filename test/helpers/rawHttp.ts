@@ -47,20 +47,22 @@ export class RawHttp {
   }
 
   async #until<T>(ready: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = ready();
-      if (value !== undefined) return value;
-      if (this.closed) throw new Error(`connection closed while waiting for ${what}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+    // A timer, not a clock comparison: it only ends a wait whose answer never came.
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.#notify();
+    }, timeoutMs);
+    try {
+      for (;;) {
+        const value = ready();
+        if (value !== undefined) return value;
+        if (this.closed) throw new Error(`connection closed while waiting for ${what}`);
+        if (timedOut) throw new Error(`timed out waiting for ${what}`);
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 
