@@ -1,8 +1,8 @@
 // Keyless clients cannot make the API listener hold memory or connections: /mcp and /api/v1 authenticate
 // before reading a body (a 401 comes back before a byte of it is sent), and a request that does not arrive
-// whole within REQUEST_TIMEOUT_SECONDS is closed. 200 keyless sockets trickle never-finished 8 MB bodies; the
-// server's RSS stays within 50 MB of idle and every socket is closed by the server (the trickle would last an
-// hour; the test ends long before). A real `serve` process, so its RSS is its own.
+// whole within REQUEST_TIMEOUT_SECONDS is closed. 200 keyless sockets trickle never-finished 8 MB bodies; each
+// gets its 401 and every socket is closed by the server (the trickle would last an hour; the test ends long
+// before); the server's RSS is reported. A real `serve` process, so its RSS is its own.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -63,7 +63,7 @@ describe('slow and stalled keyless clients on the API listener', () => {
   });
   after(() => cleanupProcesses());
 
-  test('200 slow 8 MB uploads without a key: RSS within 50 MB of idle, all closed by the server', async () => {
+  test('200 slow 8 MB uploads without a key: each told 401 and closed by the server', async (t) => {
     // Warm up the routes so idle already includes their code.
     for (const path of ['/mcp', '/api/v1/sandboxes']) {
       await fetch(`${server.apiUrl}${path}`, { method: 'POST', body: '{}' }).then((r) => r.arrayBuffer());
@@ -89,7 +89,10 @@ describe('slow and stalled keyless clients on the API listener', () => {
     } finally {
       for (const u of uploads) u.socket.destroy();
     }
-    assert.ok(peak - idle < 50, `RSS grew from ${idle.toFixed(0)} to ${peak.toFixed(0)} MB`);
+    // Reported, not asserted: the trickles carry a few KB each, so RSS cannot tell a buffered body from a
+    // streamed one, while PGlite's WebAssembly tiering up (hundreds of MB, README) can land inside this window
+    // on a busy machine. What shows the body is never read is the 401 below, sent before it.
+    t.diagnostic(`RSS ${idle.toFixed(0)} MB idle, ${peak.toFixed(0)} MB at most while the sockets were open`);
     // Each was told why before it was cut off: 401 for the missing key, never a silent read of 8 MB.
     const answered = uploads.filter((u) => u.answer.startsWith('HTTP/1.1 401')).length;
     assert.equal(answered, SOCKETS, `${SOCKETS - answered} sockets got no 401`);
