@@ -43,6 +43,10 @@ export async function startTestServer(store: Store, env: Record<string, string> 
     RATE_LIMIT_API_PER_IP: '1000000',
     // Probers (test/helpers/healthProber.ts) poll /healthz back to back while a test loads the server.
     RATE_LIMIT_HEALTHZ_PER_IP: '1000000',
+    // Wait suites hold hundreds of connections from 127.0.0.1; the caps have their own tests.
+    API_MAX_CONNECTIONS_PER_IP: '100000',
+    // A closed SMTP session frees its place only once the server sees the close, which a busy machine delays.
+    SMTP_MAX_CONNECTIONS_PER_IP: '100000',
     OAUTH_REGISTRATIONS_PER_HOUR: '1000000',
     ...env,
   });

@@ -237,8 +237,9 @@ describe('embedded store maintenance, one statement at a time', () => {
       'clean pending requests requests_search',
       'analyze requests',
     ]);
-    // The event loop ran after the first statement, not only once the whole run was over.
-    assert.deepEqual(turnBefore, [false, true, true, true]);
+    // The event loop ran after the first statement, not only once the whole run was over. (Whether it also ran
+    // during the first one depends on how busy the machine is: the store yields a turn after 20 ms of work.)
+    assert.deepEqual(turnBefore.slice(1), [true, true, true]);
     const pending = await sql<{ pages: number }>`select pending.n as pages
       from (select gin_clean_pending_list('requests_search') as n) as pending`.execute(db);
     assert.equal(pending.rows[0]?.pages, 0, 'the run left entries pending in the search index');
@@ -266,26 +267,26 @@ describe('embedded store maintenance, one statement at a time', () => {
     const core = createCore({ store, config: testConfig(), clock: testClock() });
     const app = await buildApi({ core, logger: pino({ level: 'silent' }) });
     await app.listen({ port: 0, host: '127.0.0.1' });
-    const socket = connect((app.server.address() as { port: number }).port, '127.0.0.1');
+    const port = (app.server.address() as { port: number }).port;
+    // A probe's connection is closed after its answer (src/rest/app.ts), so the request goes on a new one,
+    // connected before the run starts.
+    const socket = connect(port, '127.0.0.1');
     try {
+      await insertRequests(db, await insertSandbox(db), 3_000);
       await once(socket, 'connect');
       const answers: string[] = [];
       socket.on('data', (chunk: Buffer) => answers.push(chunk.toString('latin1')));
-      const request = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
-      // One round trip first: the server has accepted the connection and waits for its next request.
-      socket.write(request);
-      while (answers.length === 0) await once(socket, 'data');
-      answers.length = 0;
-      await insertRequests(db, await insertSandbox(db), 3_000);
       const order: string[] = [];
-      socket.on('data', () => order.push('healthz answered'));
-      // Written to the socket at once (the connection is idle), before the run's first statement.
-      socket.write(request);
+      // Seen on the server's side: the client's socket reads the answer a turn later, which may be after the run.
+      app.server.on('request', (_req, res) => res.on('finish', () => order.push('healthz answered')));
+      // Written to the socket at once, before the run's first statement.
+      socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       const steps: string[] = [];
       await core.maintainStore({ onStep: (step) => steps.push(named(step)) });
       order.push('maintenance done');
       assert.ok(steps.includes('analyze requests'), `the run did no work: ${steps.join(', ')}`);
       assert.equal(order[0], 'healthz answered', `steps: ${steps.join(', ')}`);
+      await eventually('the answer read', () => answers.join('').length > 0);
       assert.match(answers.join(''), /^HTTP\/1\.1 200/);
     } finally {
       socket.destroy();
