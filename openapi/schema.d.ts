@@ -1699,6 +1699,13 @@ export interface components {
          *     not match and which filter turned it away.
          */
         Explain: boolean;
+        /**
+         * @description Additive, default false. Returns only an item newer than the newest one a wait with `markRead`
+         *     has already handed out for this sandbox and stream (the rule the MCP wait tools follow), so an
+         *     older unread item (a code the app has since replaced) is never the answer. Waits with `markRead`
+         *     move that mark whether or not they pass this.
+         */
+        OnlyNewer: boolean;
         /** @description How long to wait for a match, in seconds. 0 checks once and returns at once. */
         TimeoutSeconds: number;
     };
@@ -1721,7 +1728,7 @@ export interface components {
          *     where `misses` lists at most 5 items that did not match, arrivals during the wait first, then unread
          *     items already captured, newest first. Each has `id`, `receivedAt`, `failedFilters` (the query
          *     parameter names that turned it away: `subjectContains`, `fromContains`, `capturedFor`, `isRead`,
-         *     `since`, `method`, `pathContains`) and, for messages, `subject` and `from`, for requests `method`
+         *     `since`, `method`, `pathContains`, `onlyNewer`) and, for messages, `subject` and `from`, for requests `method`
          *     and `path` (each cut to 100 characters, ending in `…` when cut).
          */
         SandtrapWaitMisses: string;
@@ -2213,6 +2220,13 @@ export interface operations {
                  *     not match and which filter turned it away.
                  */
                 explain?: components["parameters"]["Explain"];
+                /**
+                 * @description Additive, default false. Returns only an item newer than the newest one a wait with `markRead`
+                 *     has already handed out for this sandbox and stream (the rule the MCP wait tools follow), so an
+                 *     older unread item (a code the app has since replaced) is never the answer. Waits with `markRead`
+                 *     move that mark whether or not they pass this.
+                 */
+                onlyNewer?: components["parameters"]["OnlyNewer"];
             };
             header?: never;
             path: {
@@ -2535,6 +2549,13 @@ export interface operations {
                  *     not match and which filter turned it away.
                  */
                 explain?: components["parameters"]["Explain"];
+                /**
+                 * @description Additive, default false. Returns only an item newer than the newest one a wait with `markRead`
+                 *     has already handed out for this sandbox and stream (the rule the MCP wait tools follow), so an
+                 *     older unread item (a code the app has since replaced) is never the answer. Waits with `markRead`
+                 *     move that mark whether or not they pass this.
+                 */
+                onlyNewer?: components["parameters"]["OnlyNewer"];
             };
             header?: never;
             path: {

@@ -19,6 +19,20 @@ export function isSandboxExpired(err: unknown): boolean {
   return isAppError(err) && err.code === 'not_found' && err.message.startsWith(EXPIRED_PREFIX);
 }
 
+const DELETED_PREFIX = 'The sandbox was deleted at ';
+
+/** The 404 of a sandbox deleted within the last day (its tombstone is kept that long). */
+export function sandboxDeleted(deletedAt: Date): AppError {
+  return new AppError(
+    'not_found',
+    `${DELETED_PREFIX}${deletedAt.toISOString()}; it and everything it captured are gone. Create a new sandbox.`,
+  );
+}
+
+export function isSandboxDeleted(err: unknown): boolean {
+  return isAppError(err) && err.code === 'not_found' && err.message.startsWith(DELETED_PREFIX);
+}
+
 interface Watched {
   listeners: Set<() => void>;
   cancel: () => void;

@@ -9,7 +9,9 @@ import { changeWithEvent, sandboxChange } from './liveEvents/journal.ts';
 import { parseMockRules } from './mocks/rules.ts';
 import type { StoredMockRule } from './mocks/types.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
+import { goneSandbox } from './ownedSandbox.ts';
 import { newId, newSmtpPassword } from './random.ts';
+import { insertTombstones } from './store/repos/tombstones.ts';
 import { createSandboxInput, listSandboxesQuery, updateSandboxInput } from './schemas.ts';
 import {
   deleteSandbox,
@@ -111,8 +113,13 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
       });
     },
 
+    /** A sandbox that expired or was deleted within the day is a 404 that says so (its tombstone). */
     async get(workspaceId: string, id: string): Promise<Sandbox> {
-      return found(await findSandbox(db, workspaceId, parseId(id, 'id'), clock.now()));
+      const sandboxId = parseId(id, 'id');
+      const now = clock.now();
+      const row = await findSandbox(db, workspaceId, sandboxId, now);
+      if (row === undefined) throw await goneSandbox(db, workspaceId, sandboxId, now);
+      return toSandbox(row);
     },
 
     /** `raw` is the list query as sent (`limit`, `cursor`, `q`); an already parsed one parses to itself. */
@@ -155,7 +162,10 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
     async delete(workspaceId: string, id: string): Promise<void> {
       const sandboxId = parseId(id, 'id');
       const deleted = await changeWithEvent(db, bus, async (trx) => {
-        const gone = await deleteSandbox(trx, workspaceId, sandboxId, clock.now());
+        const now = clock.now();
+        const gone = await deleteSandbox(trx, workspaceId, sandboxId, now);
+        if (gone)
+          await insertTombstones(trx, [{ id: sandboxId, workspaceId, reason: 'deleted', endedAt: now }]);
         const data = { id: sandboxId, sandboxId };
         return { value: gone, change: gone ? { type: 'sandbox.deleted', workspaceId, data } : undefined };
       });

@@ -202,6 +202,7 @@ export const requestWaitQuery = z.object({
 export const waitOptionsQuery = z.object({
   markRead: queryBoolean.optional(),
   explain: queryBoolean.optional(),
+  onlyNewer: queryBoolean.optional(),
 });
 
 export const listRequestsQuery = searchPageQuery.extend({

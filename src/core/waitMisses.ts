@@ -5,8 +5,16 @@ export const MAX_MISSES = 5;
 /** Subjects, senders and paths are cut here so a report fits in a response header (Sandtrap-Wait-Misses). */
 export const MISS_TEXT_MAX = 100;
 
-export type MessageFilterName = 'subjectContains' | 'fromContains' | 'capturedFor' | 'isRead' | 'since';
-export type RequestFilterName = 'method' | 'pathContains' | 'isRead' | 'since';
+/** Filter names as REST's query names them; `onlyNewer` is the wait's mark (`newerThan` in the filter). */
+export type MessageFilterName =
+  'subjectContains' | 'fromContains' | 'capturedFor' | 'isRead' | 'since' | 'onlyNewer';
+export type RequestFilterName = 'method' | 'pathContains' | 'isRead' | 'since' | 'onlyNewer';
+
+/** A point in list order, (receivedAt, id): a wait's mark (migration 021). */
+export interface ItemMark {
+  at: Date;
+  id: string;
+}
 
 export interface MessageWaitCriteria {
   subjectContains?: string | undefined;
@@ -14,6 +22,7 @@ export interface MessageWaitCriteria {
   capturedFor?: string | undefined;
   isRead?: boolean | undefined;
   since?: Date | undefined;
+  newerThan?: ItemMark | undefined;
 }
 
 export interface RequestWaitCriteria {
@@ -21,6 +30,7 @@ export interface RequestWaitCriteria {
   pathContains?: string | undefined;
   isRead?: boolean | undefined;
   since?: Date | undefined;
+  newerThan?: ItemMark | undefined;
 }
 
 /** What a message wait needs of an item to judge it. */
@@ -62,6 +72,12 @@ const contains = (text: string | null, part: string | undefined) =>
 
 const since = (at: Date, from: Date | undefined) => from === undefined || at.getTime() >= from.getTime();
 
+/** After the mark in list order (received_at, then id), as the store compares them. */
+const newer = (item: { receivedAt: Date; id: string }, mark: ItemMark | undefined) =>
+  mark === undefined ||
+  item.receivedAt.getTime() > mark.at.getTime() ||
+  (item.receivedAt.getTime() === mark.at.getTime() && item.id.toLowerCase() > mark.id.toLowerCase());
+
 /** The filters of a message wait that `m` fails, in a fixed order; empty when it matches. */
 export function failedMessageFilters(m: MessageFacts, f: MessageWaitCriteria): MessageFilterName[] {
   const failed: MessageFilterName[] = [];
@@ -75,6 +91,7 @@ export function failedMessageFilters(m: MessageFacts, f: MessageWaitCriteria): M
   }
   if (f.isRead !== undefined && m.isRead !== f.isRead) failed.push('isRead');
   if (!since(m.receivedAt, f.since)) failed.push('since');
+  if (!newer(m, f.newerThan)) failed.push('onlyNewer');
   return failed;
 }
 
@@ -85,6 +102,7 @@ export function failedRequestFilters(r: RequestFacts, f: RequestWaitCriteria): R
   if (f.pathContains !== undefined && !r.path.includes(f.pathContains)) failed.push('pathContains');
   if (f.isRead !== undefined && r.isRead !== f.isRead) failed.push('isRead');
   if (!since(r.receivedAt, f.since)) failed.push('since');
+  if (!newer(r, f.newerThan)) failed.push('onlyNewer');
   return failed;
 }
 

@@ -4,7 +4,7 @@
 // checks it, and can report what it passed over. A burst of new waits is let in a slice at a time.
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
-import { AppError, isAppError, notFound } from './errors.ts';
+import { AppError, isAppError } from './errors.ts';
 import type { EventBus, SandboxEvent } from './events.ts';
 import { markMessageRead, toMessageDetail, type MessageDetail } from './messages.ts';
 import { markRequestRead, toRequestDetail, type RequestDetail } from './requests.ts';
@@ -17,6 +17,7 @@ import {
   messageMisses,
   requestMisses,
   type MessageFacts,
+  type ItemMark,
   type MessageFilterName,
   type MessageMiss,
   type RequestFacts,
@@ -24,7 +25,8 @@ import {
   type RequestMiss,
 } from './waitMisses.ts';
 import { ownedSandbox } from './ownedSandbox.ts';
-import { sandboxExpired, type ExpiryWatch } from './sandboxExpiry.ts';
+import { sandboxDeleted, sandboxExpired, type ExpiryWatch } from './sandboxExpiry.ts';
+import { advanceWaitMark, findWaitMark, type WaitStream } from './store/repos/waitMarks.ts';
 import { findSandbox } from './store/repos/sandboxes.ts';
 import { createAdmission } from './waitAdmission.ts';
 import type { Database } from './store/schema.ts';
@@ -53,6 +55,12 @@ export interface WaitOptions {
   claim?: boolean | undefined;
   /** Reports what did not match (arrivals, then unread items already there). */
   explain?: boolean | undefined;
+  /**
+   * Only items newer than the newest one a claiming wait has handed out for this sandbox and stream (its mark,
+   * migration 021): an app that resends rotates its code, so an older unread one is dead. A claiming wait moves
+   * the mark whether or not it asked for this.
+   */
+  onlyNewer?: boolean | undefined;
 }
 
 /** What one look at the store found: the item, an item the filters turned away, or nothing. */
@@ -129,6 +137,8 @@ export function createWaitService(
     unread: () => Promise<F[]>,
     report: (arrivals: Array<{ item: F; failed: N[] }>, unread: F[], returned: string | undefined) => M[],
     opts: WaitOptions,
+    /** Runs once the sandbox is known to be the caller's, before the first look. */
+    onOwned: (sandboxId: string) => Promise<void>,
   ): Promise<WaitResult<T, M>> {
     const leave = await admission.enter(opts.signal);
     // Aborted, or shut down, while queued to come in: it never began.
@@ -137,6 +147,7 @@ export function createWaitService(
     let release: () => void;
     try {
       owned = await ownedSandbox(db, clock, workspaceId, sandboxId);
+      await onOwned(owned.id);
       release = acquire(opts.keyId);
     } catch (err) {
       leave();
@@ -166,11 +177,11 @@ export function createWaitService(
       queue.push('expired');
       poke();
     });
-    /** The 404 for a sandbox that went away: it expired, or it was deleted. */
+    /** The 404 for a sandbox that went away: it expired, or it was deleted (now, as far as this wait knows). */
     const gone = () =>
       owned.expiresAt !== null && clock.now() >= owned.expiresAt
         ? sandboxExpired(owned.expiresAt)
-        : notFound('The sandbox');
+        : sandboxDeleted(clock.now());
     let finished: 'timeout' | 'aborted' | undefined;
     const end = (why: 'timeout' | 'aborted') => {
       finished ??= why;
@@ -289,97 +300,140 @@ export function createWaitService(
     return onlyIfUnread === undefined ? 'gone' : 'lost';
   };
 
+  /**
+   * Runs a wait with the stream's mark: read once the sandbox is known to be the caller's (`narrow` adds it to
+   * the filter) when the wait asks for only newer items, and moved to the item a claiming wait returns.
+   */
+  async function marked<T extends { id: string; receivedAt: Date }, M>(
+    stream: WaitStream,
+    opts: WaitOptions,
+    narrow: (mark: ItemMark) => void,
+    run: (onOwned: (sandboxId: string) => Promise<void>) => Promise<WaitResult<T, M>>,
+  ): Promise<WaitResult<T, M>> {
+    let owned: string | undefined;
+    const result = await run(async (sandboxId) => {
+      owned = sandboxId;
+      if (opts.onlyNewer !== true) return;
+      const mark = await findWaitMark(db, sandboxId, stream);
+      if (mark !== undefined) narrow(mark);
+    });
+    if (result.status === 'found' && opts.claim === true && owned !== undefined) {
+      await advanceWaitMark(db, owned, stream, { at: result.item.receivedAt, id: result.item.id });
+    }
+    return result;
+  }
+
   return {
     forMessage(
       workspaceId: string,
       sandboxId: string,
-      filter: MessageWaitFilter,
+      given: MessageWaitFilter,
       opts: WaitOptions,
     ): Promise<WaitResult<MessageDetail, MessageMiss>> {
       const claim = opts.claim === true;
-      return wait<MessageDetail, MessageFacts, MessageFilterName, MessageMiss>(
-        workspaceId,
-        sandboxId,
+      let filter: MessageWaitFilter & { newerThan?: ItemMark } = given;
+      return marked(
         'message',
-        async (id) => {
-          if (id !== undefined) {
-            const arrival = await loadMessage(sandboxId, id);
-            if (arrival === undefined) return undefined;
-            const failed = failedMessageFilters(arrival, filter);
-            if (failed.length > 0) return { missed: arrival, failed };
-            if (!claim) return { found: arrival };
-            const outcome = await claimed(markMessageRead, sandboxId, id, filter.isRead);
-            if (outcome === 'won') return { found: { ...arrival, isRead: true } };
-            return outcome === 'lost'
-              ? { missed: { ...arrival, isRead: true }, failed: ['isRead'] }
-              : undefined;
-          }
-          // A claim lost to another wait leaves that message read, so the next look skips it.
-          for (;;) {
-            const [row] = await listMessages(db, sandboxId, filter, 1, undefined);
-            if (row === undefined) return undefined;
-            if (claim && (await claimed(markMessageRead, sandboxId, row.id, filter.isRead)) !== 'won')
-              continue;
-            const detail = await findMessage(db, sandboxId, row.id);
-            if (detail !== undefined) return { found: toMessageDetail(detail) };
-          }
-        },
-        async () =>
-          (await listMessages(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined)).map((r) => ({
-            id: r.id,
-            subject: r.subject,
-            from: r.from_header,
-            capturedFor: r.captured_for,
-            isRead: r.is_read,
-            receivedAt: r.received_at,
-          })),
-        (arrivals, unread, returned) => messageMisses(filter, arrivals, unread, returned),
         opts,
+        (mark) => (filter = { ...filter, newerThan: mark }),
+        (onOwned) =>
+          wait<MessageDetail, MessageFacts, MessageFilterName, MessageMiss>(
+            workspaceId,
+            sandboxId,
+            'message',
+            async (id) => {
+              if (id !== undefined) {
+                const arrival = await loadMessage(sandboxId, id);
+                if (arrival === undefined) return undefined;
+                const failed = failedMessageFilters(arrival, filter);
+                if (failed.length > 0) return { missed: arrival, failed };
+                if (!claim) return { found: arrival };
+                const outcome = await claimed(markMessageRead, sandboxId, id, filter.isRead);
+                if (outcome === 'won') return { found: { ...arrival, isRead: true } };
+                return outcome === 'lost'
+                  ? { missed: { ...arrival, isRead: true }, failed: ['isRead'] }
+                  : undefined;
+              }
+              // A claim lost to another wait leaves that message read, so the next look skips it.
+              for (;;) {
+                const [row] = await listMessages(db, sandboxId, filter, 1, undefined);
+                if (row === undefined) return undefined;
+                if (claim && (await claimed(markMessageRead, sandboxId, row.id, filter.isRead)) !== 'won')
+                  continue;
+                const detail = await findMessage(db, sandboxId, row.id);
+                if (detail !== undefined) return { found: toMessageDetail(detail) };
+              }
+            },
+            async () =>
+              (await listMessages(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined)).map(
+                (r) => ({
+                  id: r.id,
+                  subject: r.subject,
+                  from: r.from_header,
+                  capturedFor: r.captured_for,
+                  isRead: r.is_read,
+                  receivedAt: r.received_at,
+                }),
+              ),
+            (arrivals, unread, returned) => messageMisses(filter, arrivals, unread, returned),
+            opts,
+            onOwned,
+          ),
       );
     },
 
     forRequest(
       workspaceId: string,
       sandboxId: string,
-      filter: Omit<RequestWaitFilter, 'id'>,
+      given: Omit<RequestWaitFilter, 'id'>,
       opts: WaitOptions,
     ): Promise<WaitResult<RequestDetail, RequestMiss>> {
       const claim = opts.claim === true;
-      return wait<RequestDetail, RequestFacts, RequestFilterName, RequestMiss>(
-        workspaceId,
-        sandboxId,
+      let filter: Omit<RequestWaitFilter, 'id'> = given;
+      return marked(
         'request',
-        async (id) => {
-          if (id !== undefined) {
-            const arrival = await loadRequest(sandboxId, id);
-            if (arrival === undefined) return undefined;
-            const failed = failedRequestFilters(arrival, filter);
-            if (failed.length > 0) return { missed: arrival, failed };
-            if (!claim) return { found: arrival };
-            const outcome = await claimed(markRequestRead, sandboxId, id, filter.isRead);
-            if (outcome === 'won') return { found: { ...arrival, isRead: true } };
-            return outcome === 'lost'
-              ? { missed: { ...arrival, isRead: true }, failed: ['isRead'] }
-              : undefined;
-          }
-          for (;;) {
-            const row = await findNewestMatchingRequest(db, sandboxId, filter);
-            if (row === undefined) return undefined;
-            if (claim && (await claimed(markRequestRead, sandboxId, row.id, filter.isRead)) !== 'won')
-              continue;
-            return { found: await toRequestDetail(claim ? { ...row, is_read: true } : row) };
-          }
-        },
-        async () =>
-          (await listRequests(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined)).map((r) => ({
-            id: r.id,
-            method: r.method,
-            path: r.path,
-            isRead: r.is_read,
-            receivedAt: r.received_at,
-          })),
-        (arrivals, unread, returned) => requestMisses(filter, arrivals, unread, returned),
         opts,
+        (mark) => (filter = { ...filter, newerThan: mark }),
+        (onOwned) =>
+          wait<RequestDetail, RequestFacts, RequestFilterName, RequestMiss>(
+            workspaceId,
+            sandboxId,
+            'request',
+            async (id) => {
+              if (id !== undefined) {
+                const arrival = await loadRequest(sandboxId, id);
+                if (arrival === undefined) return undefined;
+                const failed = failedRequestFilters(arrival, filter);
+                if (failed.length > 0) return { missed: arrival, failed };
+                if (!claim) return { found: arrival };
+                const outcome = await claimed(markRequestRead, sandboxId, id, filter.isRead);
+                if (outcome === 'won') return { found: { ...arrival, isRead: true } };
+                return outcome === 'lost'
+                  ? { missed: { ...arrival, isRead: true }, failed: ['isRead'] }
+                  : undefined;
+              }
+              for (;;) {
+                const row = await findNewestMatchingRequest(db, sandboxId, filter);
+                if (row === undefined) return undefined;
+                if (claim && (await claimed(markRequestRead, sandboxId, row.id, filter.isRead)) !== 'won')
+                  continue;
+                return { found: await toRequestDetail(claim ? { ...row, is_read: true } : row) };
+              }
+            },
+            async () =>
+              (await listRequests(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined)).map(
+                (r) => ({
+                  id: r.id,
+                  method: r.method,
+                  path: r.path,
+                  isRead: r.is_read,
+                  receivedAt: r.received_at,
+                }),
+              ),
+            (arrivals, unread, returned) => requestMisses(filter, arrivals, unread, returned),
+            opts,
+            onOwned,
+          ),
       );
     },
 

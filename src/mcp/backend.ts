@@ -27,6 +27,8 @@ export interface WaitCall {
   timeoutSeconds: number;
   signal: AbortSignal;
   claim: boolean;
+  /** Only items newer than the newest one a claiming wait handed out (core WaitOptions.onlyNewer). */
+  onlyNewer: boolean;
 }
 
 export interface RequestWaitFilter {
@@ -49,6 +51,10 @@ export interface McpBackend {
   getEmail(id: string, messageId: string): Promise<MessageDetail>;
   listRequests(id: string, query: RequestListQuery): Promise<Page<RequestSummary>>;
   getRequest(id: string, requestId: string): Promise<RequestDetail>;
+  /** The message's raw source as received (resources/read). */
+  emailRaw(id: string, messageId: string): Promise<Uint8Array>;
+  /** The request as received: request line, headers and body bytes (resources/read). */
+  requestRaw(id: string, requestId: string): Promise<Uint8Array>;
   waitForEmail(
     id: string,
     filter: MessageWaitFilter,
@@ -75,6 +81,8 @@ export function inProcessBackend(core: Core, principal: { workspaceId: string; k
     getEmail: (id, messageId) => core.messages.get(ws, id, messageId),
     listRequests: (id, query) => core.requests.list(ws, id, query),
     getRequest: (id, requestId) => core.requests.get(ws, id, requestId),
+    emailRaw: (id, messageId) => core.messages.raw(ws, id, messageId),
+    requestRaw: (id, requestId) => core.requests.raw(ws, id, requestId),
     waitForEmail: (id, filter, call) =>
       core.waits.forMessage(ws, id, filter, { ...call, explain: true, keyId: principal.keyId }),
     waitForRequest: (id, filter, call) =>

@@ -111,6 +111,7 @@ function waitQuery(f: { isRead?: boolean | undefined; since?: Date | undefined }
     timeoutSeconds: call.timeoutSeconds,
     markRead: call.claim,
     explain: true,
+    onlyNewer: call.onlyNewer,
   };
 }
 
@@ -228,6 +229,20 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
       return requestDetail(
         unwrap(await reach(client.GET('/sandboxes/{sandboxId}/requests/{requestId}', { params }))),
       );
+    },
+    async emailRaw(id, messageId) {
+      const params = { path: { sandboxId: id, messageId } };
+      const res = await reach(
+        client.GET('/sandboxes/{sandboxId}/messages/{messageId}/raw', { params, parseAs: 'arrayBuffer' }),
+      );
+      return new Uint8Array(unwrap(res) as ArrayBuffer);
+    },
+    async requestRaw(id, requestId) {
+      const params = { path: { sandboxId: id, requestId } };
+      const res = await reach(
+        client.GET('/sandboxes/{sandboxId}/requests/{requestId}/raw', { params, parseAs: 'arrayBuffer' }),
+      );
+      return new Uint8Array(unwrap(res) as ArrayBuffer);
     },
     async waitForEmail(id, f, call) {
       const query = {

@@ -3,14 +3,16 @@
 // closed set of codes and the tools' own refusals reach the agent; anything else is a generic INTERNAL result
 // carrying the request id, logged here with its detail.
 import { randomUUID } from 'node:crypto';
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
 import { pino } from 'pino';
 import { isAppError } from '../core/errors.ts';
 import { RemoteInternalError, type McpBackend } from './backend.ts';
+import { closestArg } from './closestArg.ts';
 import { portableSchema } from './portableSchema.ts';
 import { ToolError, type ToolContext, type ToolDefinition } from './toolkit.ts';
 import { renamePath, renamePathsIn } from './tools/coreArgs.ts';
 import { tools } from './tools/index.ts';
+import { emailRawUri, rawLinks, requestRawUri } from './views.ts';
 
 export const SERVER_INSTRUCTIONS = `sandtrap captures email and HTTP requests from the app you are testing; nothing is delivered or forwarded.
 Canonical flow:
@@ -123,7 +125,8 @@ function register(
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: portableSchema(tool.inputSchema),
+      // Strict: an unknown argument (`subject` for subject_contains) is refused, never silently ignored.
+      inputSchema: portableSchema(tool.inputSchema.strict()),
       outputSchema: portableSchema(tool.outputSchema),
       annotations: { title: tool.title, ...tool.annotations },
     },
@@ -134,6 +137,7 @@ function register(
         const context: ToolContext = {
           backend: backendFor(),
           signal: ctx.mcpReq.signal,
+          outlivesClientTimeout: token !== undefined,
           async progress(progress, total, message) {
             if (token === undefined) return;
             await ctx.mcpReq.notify({
@@ -154,7 +158,10 @@ function register(
           throw new Error(`${tool.name} broke its output schema: ${checked.error.message}`);
         return {
           structuredContent: structured,
-          content: [{ type: 'text' as const, text: JSON.stringify(structured) }],
+          content: [
+            { type: 'text' as const, text: JSON.stringify(structured) },
+            ...rawLinks(args as Record<string, unknown>, structured),
+          ],
         };
       } catch (err) {
         // A cancelled call's answer is never read; its abort is no failure worth a log line.
@@ -164,6 +171,26 @@ function register(
         return errorResult(err, tool, scope);
       }
     },
+  );
+}
+
+/**
+ * `INVALID_INPUT: Unknown argument "subject" for wait_for_email. Did you mean subject_contains? ...` when the
+ * SDK's refusal is about unrecognized keys (the schemas are strict), naming the closest valid argument.
+ */
+function unknownArgs(toolName: string, detail: string): string | undefined {
+  const tool = tools.find((t) => t.name === toolName);
+  const keys = /Unrecognized keys?: ((?:"[^"]*"(?:, )?)+)/.exec(detail);
+  if (tool === undefined || keys === null) return undefined;
+  const valid = Object.keys(tool.inputSchema.shape);
+  const given = [...(keys[1] ?? '').matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? '');
+  const each = given.map((g) => {
+    const near = closestArg(g, valid);
+    return `"${g}"${near === undefined ? '' : ` (did you mean ${near}?)`}`;
+  });
+  return (
+    `INVALID_INPUT: Unknown argument${given.length > 1 ? 's' : ''} ${each.join(', ')} for ${toolName}. ` +
+    `Call again with only its arguments: ${valid.join(', ')}.`
   );
 }
 
@@ -184,11 +211,61 @@ function rewordSdkErrors(server: McpServer, options: McpServerOptions): void {
     if (invalid === null) {
       return internalResult(new Error(message), '(sdk)', scopeOf({}, options));
     }
+    const name = invalid[1] ?? '';
+    const unknown = unknownArgs(name, invalid[2] ?? '');
+    if (unknown !== undefined) return result(unknown);
     return result(
-      `INVALID_INPUT: Invalid arguments for ${invalid[1]}: ${(invalid[2] ?? '').trim().replace(/\.$/, '')}. ` +
+      `INVALID_INPUT: Invalid arguments for ${name}: ${(invalid[2] ?? '').trim().replace(/\.$/, '')}. ` +
         'Fix the named arguments (see the tool input schema) and call again.',
     );
   };
+}
+
+/** The raw source of an email or the raw bytes of a request, read with resources/read: never cut. */
+function registerRawResources(server: McpServer, backendFor: () => McpBackend): void {
+  const read = async (uri: URL, mimeType: string, bytes: () => Promise<Uint8Array>) => {
+    let data: Uint8Array;
+    try {
+      data = await bytes();
+    } catch (err) {
+      if (isAppError(err) && err.code === 'not_found') throw new ResourceNotFoundError(uri.href, err.message);
+      throw err;
+    }
+    const buffer = Buffer.from(data);
+    // Text when it is UTF-8 (most mail and JSON webhooks), else base64 bytes: either way exact.
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(buffer);
+    const exact = Buffer.from(text, 'utf8').equals(buffer);
+    return {
+      contents: [
+        exact
+          ? { uri: uri.href, mimeType, text }
+          : { uri: uri.href, mimeType, blob: buffer.toString('base64') },
+      ],
+    };
+  };
+  const id = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? '') : (v ?? ''));
+  server.registerResource(
+    'email_raw',
+    new ResourceTemplate(emailRawUri('{sandbox_id}', '{email_id}'), { list: undefined }),
+    {
+      title: 'Raw email source',
+      description: 'An email exactly as received (RFC 5322).',
+      mimeType: 'message/rfc822',
+    },
+    (uri, vars) =>
+      read(uri, 'message/rfc822', () => backendFor().emailRaw(id(vars.sandbox_id), id(vars.email_id))),
+  );
+  server.registerResource(
+    'request_raw',
+    new ResourceTemplate(requestRawUri('{sandbox_id}', '{request_id}'), { list: undefined }),
+    {
+      title: 'Raw HTTP request',
+      description: 'A captured request exactly as received: request line, headers and body.',
+      mimeType: 'message/http',
+    },
+    (uri, vars) =>
+      read(uri, 'message/http', () => backendFor().requestRaw(id(vars.sandbox_id), id(vars.request_id))),
+  );
 }
 
 export function buildMcpServer(
@@ -199,9 +276,13 @@ export function buildMcpServer(
   const server = new McpServer(
     { name: 'sandtrap', title: 'sandtrap capture sandbox', version },
     // The tool list is fixed for the life of the server, so clients are told not to watch for changes.
-    { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+    {
+      instructions: SERVER_INSTRUCTIONS,
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+    },
   );
   for (const tool of tools) register(server, tool, backendFor, options);
+  registerRawResources(server, backendFor);
   rewordSdkErrors(server, options);
   return server;
 }

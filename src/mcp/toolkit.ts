@@ -7,6 +7,11 @@ export interface ToolContext {
   backend: McpBackend;
   /** Aborted when the client cancels the call or goes away. */
   signal: AbortSignal;
+  /**
+   * Whether the call can outlast a client's 60 s call timeout: the client sent a progress token (progress every
+   * 5 s resets it) or runs the call as a task.
+   */
+  outlivesClientTimeout: boolean;
   /** Reports progress when the client asked for it (a progress token); a no-op otherwise. */
   progress(progress: number, total: number | undefined, message: string): Promise<void>;
 }

@@ -216,14 +216,25 @@ export function requestSummaryView(
   };
 }
 
+/** Request bodies come back whole up to this many characters (a 4.5 KB webhook must verify byte for byte). */
+export const MAX_BODY_CHARS = 256 * 1024;
+/** JSON paths listed when the parsed view is not asked for. */
+const MAX_JSON_PATHS = 60;
+
+export const requestInclude = z
+  .array(z.enum(['json', 'form']))
+  .optional()
+  .describe('Parsed views to add: json (the body parsed), form. By default only json_paths lists the keys.');
+
 export const requestSchema = requestSummarySchema.extend({
   headers: nameValues,
   query_params: nameValues,
-  form: nameValues,
-  body: nullableString,
+  body: nullableString.describe('The body exactly as received (base64 when body_encoding says so).'),
   body_encoding: z.enum(['utf8', 'base64']),
   body_truncated: z.boolean(),
-  json: z.json().describe('The body parsed as JSON; null when it is not JSON.'),
+  json_paths: z.array(z.string()).describe('Paths of the JSON body ($.a.b, $.items[0]); [] when not JSON.'),
+  json: z.json().optional().describe('With include ["json"]: the body parsed; null when it is not JSON.'),
+  form: nameValues.optional().describe('With include ["form"]: the urlencoded or multipart text fields.'),
   content_encoding: nullableString,
   body_decoding: z.enum(['none', 'decoded', 'cut', 'failed']),
   body_note: nullableString,
@@ -238,16 +249,45 @@ export const requestSchema = requestSummarySchema.extend({
   ),
 });
 
-export function requestView(r: RequestDetail, sandboxUrl: string): z.infer<typeof requestSchema> {
+/** Leaf and container paths of a parsed JSON value, breadth first, at most MAX_JSON_PATHS. */
+export function jsonPaths(value: unknown): string[] {
+  const out: string[] = [];
+  const queue: Array<[string, unknown]> = [['$', value]];
+  while (queue.length > 0 && out.length < MAX_JSON_PATHS) {
+    const [path, v] = queue.shift() as [string, unknown];
+    if (Array.isArray(v)) {
+      // The first element shows the shape of a list; the rest repeat it.
+      if (v.length > 0) queue.push([`${path}[0]`, v[0]]);
+      if (path !== '$') out.push(path);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [key, child] of Object.entries(v)) {
+        const step = /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+        queue.push([`${path}${step}`, child]);
+      }
+      if (path !== '$') out.push(path);
+    } else if (path !== '$') {
+      out.push(path);
+    }
+  }
+  return out;
+}
+
+export function requestView(
+  r: RequestDetail,
+  sandboxUrl: string,
+  include: ReadonlyArray<'json' | 'form'> = [],
+): z.infer<typeof requestSchema> {
+  const body = r.body === null || r.body.length <= MAX_BODY_CHARS ? r.body : r.body.slice(0, MAX_BODY_CHARS);
   return {
     ...requestSummaryView(r, sandboxUrl),
     headers: r.headers,
     query_params: r.queryParams,
-    form: r.form,
-    body: cut(r.body),
+    body,
     body_encoding: r.bodyEncoding,
-    body_truncated: r.bodyTruncated || (r.body !== null && r.body.length > MAX_TEXT),
-    json: (r.json ?? null) as z.infer<typeof requestSchema>['json'],
+    body_truncated: r.bodyTruncated || body !== r.body,
+    json_paths: r.json === null || r.json === undefined ? [] : jsonPaths(r.json),
+    ...(include.includes('json') ? { json: (r.json ?? null) as z.infer<typeof requestSchema>['json'] } : {}),
+    ...(include.includes('form') ? { form: r.form } : {}),
     content_encoding: r.contentEncoding,
     body_decoding: r.bodyDecoding,
     body_note: r.bodyNote,
@@ -259,4 +299,74 @@ export function requestView(r: RequestDetail, sandboxUrl: string): z.infer<typeo
       size_bytes: f.sizeBytes,
     })),
   };
+}
+
+/** The raw bytes of a request as an MCP resource (resources/read), for bodies past MAX_BODY_CHARS. */
+export function requestRawUri(sandboxId: string, requestId: string): string {
+  return `sandtrap://sandboxes/${sandboxId}/requests/${requestId}/raw`;
+}
+
+/** The raw source of an email as an MCP resource. */
+export function emailRawUri(sandboxId: string, emailId: string): string {
+  return `sandtrap://sandboxes/${sandboxId}/emails/${emailId}/raw`;
+}
+
+/** What to do with a request: verify it, read its values; where the rest of a cut body is. */
+export function requestHint(request: z.infer<typeof requestSchema>, sandboxId: string): string {
+  const next = `To wait for the next request, pass after: "${request.id}".`;
+  if (request.body_truncated) {
+    return (
+      `The body (${request.size_bytes} bytes) is cut here: read it whole as the resource ` +
+      `${requestRawUri(sandboxId, request.id)} (resources/read), or extract_from_body with mode "text". ${next}`
+    );
+  }
+  const signed = request.headers.some((h) =>
+    /^(stripe-signature|x-hub-signature-256|webhook-signature|svix-signature|x-shopify-hmac-sha256|x-slack-signature|x-twilio-signature)$/i.test(
+      h.name,
+    ),
+  );
+  const verify = signed ? 'It is signed: check it with verify_signature. ' : '';
+  const values =
+    request.json_paths.length > 0
+      ? 'Read values with extract_from_body mode json_path, or pass include ["json"]. '
+      : '';
+  return `${verify}${values}${next}`.trim();
+}
+
+/**
+ * resource_link blocks for the email or request a tool result carries, so clients that read resources get the
+ * raw source or bytes without another tool call.
+ */
+export function rawLinks(
+  args: Record<string, unknown>,
+  structured: Record<string, unknown>,
+): Array<{ type: 'resource_link'; uri: string; name: string; mimeType: string; description: string }> {
+  const sandboxId = typeof args.sandbox_id === 'string' ? args.sandbox_id : undefined;
+  if (sandboxId === undefined) return [];
+  const idOf = (v: unknown) =>
+    v !== null && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string'
+      ? (v as { id: string }).id
+      : undefined;
+  const email = idOf(structured.email);
+  const request = idOf(structured.request);
+  const links = [];
+  if (email !== undefined) {
+    links.push({
+      type: 'resource_link' as const,
+      uri: emailRawUri(sandboxId, email),
+      name: `email-${email}.eml`,
+      mimeType: 'message/rfc822',
+      description: 'The email exactly as received.',
+    });
+  }
+  if (request !== undefined) {
+    links.push({
+      type: 'resource_link' as const,
+      uri: requestRawUri(sandboxId, request),
+      name: `request-${request}.http`,
+      mimeType: 'message/http',
+      description: 'The request exactly as received, body whole.',
+    });
+  }
+  return links;
 }

@@ -45,13 +45,28 @@ export interface ToolOutcome {
   text: string;
 }
 
-/** The single text block of a result (every result, error or not, carries exactly one). */
+/**
+ * The text block of a result: every result, error or not, carries exactly one, first; a result about an email
+ * or a request may follow it with resource_link blocks (the raw source or bytes, for resources/read).
+ */
 export function textOf(result: CallToolResult): string {
-  assert.equal(result.content.length, 1, `one content block, got ${JSON.stringify(result.content)}`);
-  const block = result.content[0];
-  assert.ok(block !== undefined && block.type === 'text', 'the content block is text');
+  const [block, ...rest] = result.content;
+  assert.ok(
+    block !== undefined && block.type === 'text',
+    `the first content block is text: ${JSON.stringify(result.content)}`,
+  );
+  assert.ok(
+    rest.every((b) => b.type === 'resource_link'),
+    `only resource_link blocks follow the text: ${JSON.stringify(rest)}`,
+  );
   return block.text;
 }
+
+/**
+ * Call options that make the client send a progress token: a wait then runs its whole timeout_seconds instead
+ * of answering still_waiting by 50 s (the cap for clients that send none), as a test that ends it early wants.
+ */
+export const WITH_PROGRESS: RequestOptions = { onprogress: () => {} };
 
 /** Calls a tool (15 s request timeout unless given); a successful result must carry the same JSON twice. */
 export async function callTool(

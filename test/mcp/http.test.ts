@@ -23,6 +23,7 @@ import {
   TOOL_NAMES,
   UUID_RE,
   waitUntil,
+  WITH_PROGRESS,
 } from './client.ts';
 
 /** Every test finishes well inside this; a hung call fails the test instead of the run. */
@@ -496,11 +497,12 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
 
   it('wait_for_email filters by subject and counts arrivals that did not match', T, async () => {
     const sb = await newSandbox();
-    const pending = ok(client, 'wait_for_email', {
-      sandbox_id: sb.sandbox_id,
-      timeout_seconds: NEVER_SECONDS,
-      subject_contains: 'password reset',
-    });
+    const pending = ok(
+      client,
+      'wait_for_email',
+      { sandbox_id: sb.sandbox_id, timeout_seconds: NEVER_SECONDS, subject_contains: 'password reset' },
+      WITH_PROGRESS,
+    );
     await waitUntil(() => server.core.waits.active() >= 1, 'the wait to open');
     // Ended as by its timeout once it has seen the arrival, however long the send took.
     await endWaitsAfterArrival(server, ws, sb.sandbox_id, 'messages', () =>
@@ -587,7 +589,11 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       [sent.requestId],
     );
 
-    const got = await ok(client, 'get_request', { sandbox_id: sb.sandbox_id, request_id: sent.requestId });
+    const got = await ok(client, 'get_request', {
+      sandbox_id: sb.sandbox_id,
+      request_id: sent.requestId,
+      include: ['json'],
+    });
     const r = got.request;
     assert.equal(r.id, sent.requestId);
     assert.equal(r.method, 'POST');
@@ -619,6 +625,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
       timeout_seconds: NEVER_SECONDS,
       method: 'post',
       path_contains: '/hooks/',
+      include: ['json'],
     });
     await waitUntil(() => server.core.waits.active() >= 1, 'the wait to open');
     await capture(sb.capture_url, '/hooks/signup'); // GET: wrong method
@@ -647,12 +654,17 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
     assert.equal(again.status, 'timeout');
     assert.equal(again.request, null);
 
-    const miss = ok(client, 'wait_for_request', {
-      sandbox_id: sb.sandbox_id,
-      timeout_seconds: NEVER_SECONDS,
-      path_contains: '/never',
-      after: sent.requestId,
-    });
+    const miss = ok(
+      client,
+      'wait_for_request',
+      {
+        sandbox_id: sb.sandbox_id,
+        timeout_seconds: NEVER_SECONDS,
+        path_contains: '/never',
+        after: sent.requestId,
+      },
+      WITH_PROGRESS,
+    );
     await waitUntil(() => server.core.waits.active() >= 1, 'the wait to open');
     await endWaitsAfterArrival(server, ws, sb.sandbox_id, 'requests', () =>
       capture(sb.capture_url, '/elsewhere'),

@@ -140,6 +140,7 @@ describe('sandtrap mcp as a client of a running server', () => {
       timeout_seconds: 15,
       method: 'POST',
       path_contains: '/hooks',
+      include: ['json'],
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const sent = await capture(sb.capture_url, '/hooks/payment?id=7', {

@@ -306,10 +306,14 @@ function restFor(tool: string, a: Record<string, any>, scratch: string): RestCal
 
 // ---- checks ----
 
+/** One text block first; only resource_link blocks (raw source, raw bytes) may follow it. */
 function textOf(result: CallToolResult): string {
-  assert.equal(result.content.length, 1, 'one content block');
-  const block = result.content[0];
-  assert.ok(block !== undefined && block.type === 'text');
+  const [block, ...rest] = result.content;
+  assert.ok(block !== undefined && block.type === 'text', 'a text block first');
+  assert.ok(
+    rest.every((b) => b.type === 'resource_link'),
+    'only resource_link blocks follow',
+  );
   return block.text;
 }
 

@@ -13,7 +13,7 @@ import { cleanupProcesses, freePort } from '../helpers/process.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 import { endWaitsAfterArrival, NEVER_SECONDS } from '../helpers/waitEnd.ts';
-import { callTool, capture, connectHttp, fails, ok, sendMail, waitUntil } from './client.ts';
+import { callTool, capture, connectHttp, fails, ok, sendMail, waitUntil, WITH_PROGRESS } from './client.ts';
 import { startStdio } from './stdioClient.ts';
 
 const T = { timeout: 40_000 };
@@ -126,7 +126,16 @@ describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
         b.requestId,
       );
       assert.equal((await ok(client, 'wait_for_request', reqArgs)).request.id, b.requestId);
-      assert.equal((await ok(client, 'wait_for_request', reqArgs)).request.id, a.requestId);
+      // a is unread but older than b, which a wait handed out: never the answer unless asked for.
+      const stale = await ok(client, 'wait_for_request', reqArgs);
+      assert.equal(stale.status, 'timeout');
+      assert.deepEqual(
+        stale.non_matching.map((m: any) => [m.id, m.failed_filters]),
+        [[a.requestId, ['include_older']]],
+      );
+      assert.match(stale.hint, /with include_older: true only if you want it/);
+      const asked = await ok(client, 'wait_for_request', { ...reqArgs, include_older: true });
+      assert.equal(asked.request.id, a.requestId);
       assert.equal((await ok(client, 'wait_for_request', reqArgs)).status, 'timeout');
       const old = await ok(client, 'wait_for_request', { ...reqArgs, unread_only: false });
       assert.equal(old.request.id, b.requestId);
@@ -140,7 +149,7 @@ describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
       const sb = await newSandbox(http);
       await mail(sb, 'Weekly newsletter', 'News, no code', 'News <news@beta.test>');
       const args = { sandbox_id: sb.sandbox_id, subject_contains: 'verify', timeout_seconds: NEVER_SECONDS };
-      const waits = doors().map(([, client]) => ok(client, 'wait_for_email', args));
+      const waits = doors().map(([, client]) => ok(client, 'wait_for_email', args, WITH_PROGRESS));
       await opened(2);
       // Both end as by their timeout once they have seen the arrival, however long the send took.
       await endWaitsAfterArrival(server, ws, sb.sandbox_id, 'messages', () =>
@@ -211,7 +220,8 @@ describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
       assert.deepEqual(multi[1], multi[0]);
       assert.deepEqual(
         (multi[0] as any).non_matching.map((m: any) => m.failed_filters),
-        [['from_contains', 'to']],
+        // Older than the code a wait returned above, so also turned away by the rule include_older lifts.
+        [['from_contains', 'to', 'include_older']],
       );
       assert.match((multi[0] as any).hint, /from_contains "news@beta.test" or without it, and without to/);
     },
@@ -228,7 +238,7 @@ describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
       after: handled.requestId,
       timeout_seconds: NEVER_SECONDS,
     };
-    const waits = doors().map(([, client]) => ok(client, 'wait_for_request', args));
+    const waits = doors().map(([, client]) => ok(client, 'wait_for_request', args, WITH_PROGRESS));
     await opened(2);
     await capture(sb.capture_url, '/hooks/signup'); // GET: wrong method
     server.clock.advance(5);
@@ -297,7 +307,7 @@ describeEachStore('MCP waits over HTTP and stdio', (getStore) => {
     async () => {
       const sb = await newSandbox(http);
       const args = { sandbox_id: sb.sandbox_id, timeout_seconds: NEVER_SECONDS };
-      const waits = doors().map(([, client]) => ok(client, 'wait_for_email', args));
+      const waits = doors().map(([, client]) => ok(client, 'wait_for_email', args, WITH_PROGRESS));
       await opened(2);
       // The loser ends as by its timeout once it has seen the arrival go to the other wait.
       await endWaitsAfterArrival(server, ws, sb.sandbox_id, 'messages', () =>

@@ -14,7 +14,7 @@ import {
 } from '../mocks/match.ts';
 import { renderTemplate, RenderLimitError, type TemplateContext } from '../mocks/render.ts';
 import type { TemplatePart } from '../mocks/template.ts';
-import { newId } from '../random.ts';
+import { newId, newItemId } from '../random.ts';
 import type { RateLimits } from '../rateLimits.ts';
 import { findCaptureSandbox } from '../store/repos/sandboxes.ts';
 import { storeWriteFailure } from '../store/unavailable.ts';
@@ -263,7 +263,7 @@ export function createCaptureService(
      * the sandbox is gone. If its rules changed since admission, the reply is chosen again by the new ones.
      */
     async record(target: CaptureTarget, sent: CapturedRequest): Promise<CaptureReply | undefined> {
-      const requestId = newId();
+      const requestId = newItemId();
       // The session cookie is gone before anything reads the headers: the reply's templates, the store.
       const shielded = shieldSessionCookies(sent.headers);
       const req = { ...sent, headers: shielded.headers };

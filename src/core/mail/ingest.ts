@@ -2,7 +2,7 @@
 // Callers acknowledge the sender only after this resolves.
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../events.ts';
-import { newId } from '../random.ts';
+import { newItemId } from '../random.ts';
 import { storeWriteFailure } from '../store/unavailable.ts';
 import type { MessageRowToStore, MessageWriter } from '../store/writers.ts';
 import type { ParsedMessage } from './parseMessage.ts';
@@ -30,7 +30,7 @@ interface ParsedMail {
 function rowsFor(mail: ParsedMail): MessageRowToStore[] {
   const { parsed } = mail;
   return mail.deliveries.map((d) => ({
-    id: newId(),
+    id: newItemId(),
     sandbox_id: d.sandboxId,
     received_at: mail.receivedAt,
     envelope_from: mail.envelopeFrom,

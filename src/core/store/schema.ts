@@ -95,12 +95,30 @@ export interface RequestsTable {
   is_read: Generated<boolean>;
 }
 
+/** The newest item a claiming wait handed out, per sandbox and stream (migration 021). */
+export interface WaitMarksTable {
+  sandbox_id: string;
+  stream: 'message' | 'request';
+  received_at: Date;
+  item_id: string;
+}
+
+/** A sandbox that expired or was deleted, remembered for a day (migration 021). */
+export interface SandboxTombstonesTable {
+  id: string;
+  workspace_id: string;
+  reason: 'expired' | 'deleted';
+  ended_at: Date;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
   sandboxes: SandboxesTable;
   messages: MessagesTable;
   requests: RequestsTable;
+  wait_marks: WaitMarksTable;
+  sandbox_tombstones: SandboxTombstonesTable;
 }
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;

@@ -1,12 +1,24 @@
-// wait_for_email: the newest matching email not yet handed out, or the first to arrive within the timeout,
-// with its code and links; on a miss, what did not match and the corrected call.
+// wait_for_email: the newest matching email newer than any a wait handed out, or the first to arrive within the
+// timeout, with its code and links; on a miss, what did not match and the corrected call.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { emailSchema, emailView } from '../views.ts';
 import { messageWaitQuery } from '../../core/schemas.ts';
 import { after, hint, ID_NAMES, sandboxId } from './common.ts';
 import { coreFields, EMAIL_WAIT_ARGS, invert } from './coreArgs.ts';
-import { emailMissSchema, emailMissView, missHint, startingPoint, withProgress } from './waitSupport.ts';
+import {
+  continuation,
+  continueWith,
+  emailHint,
+  emailMissSchema,
+  emailMissView,
+  includeOlder,
+  missHint,
+  planWait,
+  sandboxEnded,
+  waitStatus,
+  withProgress,
+} from './waitSupport.ts';
 
 const fields = coreFields(messageWaitQuery.shape, EMAIL_WAIT_ARGS);
 
@@ -14,56 +26,73 @@ export const waitForEmail = defineTool({
   name: 'wait_for_email',
   title: 'Wait for an email',
   description:
-    'Returns the newest matching email, or the first to arrive within timeout_seconds, with its code (otp) ' +
-    'and links already extracted. Each call returns an email no earlier wait returned and marks it read ' +
-    '(peek: true leaves it unread). Timeouts are results listing what did not ' +
-    'match. Most clients end calls at 60 s unless progress resets it (sent every 5 s).',
+    'Returns the newest matching email, or the first to arrive within timeout_seconds, with its code (otp), ' +
+    'links and primary_link extracted. Never an email older than one a wait already returned in this sandbox ' +
+    '(a resent code replaces the old one) unless since, after or include_older is passed. Marks it read (peek ' +
+    'leaves it). Timeouts, still_waiting (a call without progress ends by 50 s: repeat continue_with) and an ' +
+    'expired sandbox are results.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    timeout_seconds: fields.timeout_seconds.describe(
-      'How long to wait, 0..300 seconds (default 30). 0 only checks what is already there.',
-    ),
+    timeout_seconds: fields.timeout_seconds.describe('0..300 s (default 30); 0 only checks what is there.'),
     subject_contains: fields.subject_contains.describe('Case-insensitive substring of the subject.'),
     from_contains: fields.from_contains.describe('Case-insensitive substring of the From header.'),
     to: fields.to.describe('Exact recipient address the mail arrived on (Bcc included).'),
     unread_only: z.boolean().default(true).describe('Default true: skip emails an earlier wait returned.'),
     peek: z.boolean().default(false).describe('Leave the email unread.'),
-    since: fields.since.describe(
-      'Only emails received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
-    ),
+    since: fields.since.describe('Only emails received at or after this ISO 8601 instant.'),
     after,
+    include_older: includeOlder,
   }),
   outputSchema: z.object({
-    status: z.enum(['received', 'timeout']),
+    status: waitStatus,
     email: emailSchema.nullable(),
     non_matching_arrivals: z.number().describe('Emails that arrived during the wait and did not match.'),
     non_matching: z.array(emailMissSchema).describe('Up to 5 emails that did not match, newest first.'),
+    continue_with: continueWith,
     hint,
   }),
   annotations: { readOnlyHint: false, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(EMAIL_WAIT_ARGS) },
   async handler(args, ctx) {
-    const from = await startingPoint(
-      args.since,
-      args.after,
+    const plan = await planWait(
+      ctx,
+      args,
       async (id) => (await ctx.backend.getEmail(args.sandbox_id, id)).receivedAt,
     );
-    const result = await withProgress(ctx, args.timeout_seconds, 'an email', () =>
-      ctx.backend.waitForEmail(
-        args.sandbox_id,
-        {
-          subjectContains: args.subject_contains,
-          fromContains: args.from_contains,
-          capturedFor: args.to,
-          isRead: args.unread_only ? false : undefined,
-          since: from?.at,
-        },
-        { timeoutSeconds: args.timeout_seconds, signal: ctx.signal, claim: !args.peek },
-      ),
-    );
+    const { from } = plan;
+    let result;
+    try {
+      result = await withProgress(ctx, plan.seconds, 'an email', () =>
+        ctx.backend.waitForEmail(
+          args.sandbox_id,
+          {
+            subjectContains: args.subject_contains,
+            fromContains: args.from_contains,
+            capturedFor: args.to,
+            isRead: args.unread_only ? false : undefined,
+            since: from?.at,
+          },
+          { timeoutSeconds: plan.seconds, signal: ctx.signal, claim: !args.peek, onlyNewer: plan.onlyNewer },
+        ),
+      );
+    } catch (err) {
+      const ended = sandboxEnded(err);
+      if (ended === undefined) throw err;
+      return { ...ended, email: null, non_matching_arrivals: 0, non_matching: [] };
+    }
     const nonMatching = result.misses.map((m) => emailMissView(m, from));
     const report = { non_matching_arrivals: result.nonMatching, non_matching: nonMatching };
     if (result.status === 'timeout') {
+      if (plan.remaining > 0 && !ctx.signal.aborted) {
+        const next = continuation(args, plan);
+        return {
+          status: 'still_waiting' as const,
+          email: null,
+          ...report,
+          continue_with: next,
+          hint: `Nothing matched in ${plan.seconds} s (calls without a progress token end by ${plan.seconds} s, before clients give up). Call wait_for_email with continue_with.arguments to wait ${plan.remaining} s more; nothing that arrives in between is missed.`,
+        };
+      }
       const [first] = nonMatching;
       return {
         status: 'timeout' as const,
@@ -82,12 +111,7 @@ export const waitForEmail = defineTool({
       status: 'received' as const,
       email,
       ...report,
-      hint:
-        email.otp.code !== null
-          ? `Use the code ${email.otp.code}. To wait for the next email, pass after: "${email.id}".`
-          : email.links.length > 0
-            ? `Use the ${email.links[0]?.kind} link. To wait for the next email, pass after: "${email.id}".`
-            : `Read the text, or call extract_from_body with email_id "${email.id}". Pass after: "${email.id}" to wait for the next one.`,
+      hint: emailHint(email),
     };
   },
 });

@@ -1,12 +1,23 @@
-// wait_for_request: the newest matching captured HTTP request not yet handed out, or the first to arrive
+// wait_for_request: the newest matching captured HTTP request newer than any a wait handed out, or the first to arrive
 // within the timeout; on a miss, what did not match and the corrected call.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { requestSchema, requestView } from '../views.ts';
+import { requestHint, requestInclude, requestSchema, requestView } from '../views.ts';
 import { requestWaitQuery } from '../../core/schemas.ts';
 import { after, hint, ID_NAMES, sandboxId } from './common.ts';
 import { coreFields, invert, REQUEST_WAIT_ARGS } from './coreArgs.ts';
-import { missHint, requestMissSchema, requestMissView, startingPoint, withProgress } from './waitSupport.ts';
+import {
+  continuation,
+  continueWith,
+  includeOlder,
+  missHint,
+  planWait,
+  requestMissSchema,
+  requestMissView,
+  sandboxEnded,
+  waitStatus,
+  withProgress,
+} from './waitSupport.ts';
 
 const fields = coreFields(requestWaitQuery.shape, REQUEST_WAIT_ARGS);
 
@@ -15,54 +26,70 @@ export const waitForRequest = defineTool({
   title: 'Wait for an HTTP request',
   description:
     'Returns the newest matching captured HTTP request, or the first to arrive within timeout_seconds: ' +
-    'method, path, query, headers, body, parsed JSON. Each call returns a request no earlier wait returned ' +
-    'and marks it read (peek: true leaves it unread). Timeouts are results listing what did not match. ' +
-    'Most clients end calls at 60 s unless progress resets it (sent every 5 s).',
+    'method, path, headers, the exact body and the reply the mock sent. Never a request older than one a ' +
+    'wait already returned in this sandbox unless since, after or include_older is passed. Marks it read ' +
+    '(peek leaves it). Timeouts, still_waiting (repeat continue_with) and an expired sandbox are results.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
-    timeout_seconds: fields.timeout_seconds.describe(
-      'How long to wait, 0..300 seconds (default 30). 0 only checks what is already there.',
-    ),
+    timeout_seconds: fields.timeout_seconds.describe('0..300 s (default 30); 0 only checks what is there.'),
     method: fields.method.describe('Exact HTTP method, e.g. POST.'),
     path_contains: fields.path_contains.describe('Substring of the path (without the query).'),
     unread_only: z.boolean().default(true).describe('Default true: skip requests an earlier wait returned.'),
     peek: z.boolean().default(false).describe('Leave the request unread.'),
-    since: fields.since.describe(
-      'Only requests received at or after this instant (ISO 8601). Use it when reusing a sandbox.',
-    ),
+    since: fields.since.describe('Only requests received at or after this ISO 8601 instant.'),
     after,
+    include_older: includeOlder,
+    include: requestInclude,
   }),
   outputSchema: z.object({
-    status: z.enum(['received', 'timeout']),
+    status: waitStatus,
     request: requestSchema.nullable(),
     non_matching_arrivals: z.number().describe('Requests that arrived during the wait and did not match.'),
     non_matching: z.array(requestMissSchema).describe('Up to 5 requests that did not match, newest first.'),
+    continue_with: continueWith,
     hint,
   }),
   annotations: { readOnlyHint: false, openWorldHint: false },
   coreNames: { ...ID_NAMES, ...invert(REQUEST_WAIT_ARGS) },
   async handler(args, ctx) {
-    const from = await startingPoint(
-      args.since,
-      args.after,
+    const plan = await planWait(
+      ctx,
+      args,
       async (id) => (await ctx.backend.getRequest(args.sandbox_id, id)).receivedAt,
     );
+    const { from } = plan;
     const method = args.method?.toUpperCase() || undefined;
-    const result = await withProgress(ctx, args.timeout_seconds, 'a request', () =>
-      ctx.backend.waitForRequest(
-        args.sandbox_id,
-        {
-          method,
-          pathContains: args.path_contains,
-          isRead: args.unread_only ? false : undefined,
-          since: from?.at,
-        },
-        { timeoutSeconds: args.timeout_seconds, signal: ctx.signal, claim: !args.peek },
-      ),
-    );
+    let result;
+    try {
+      result = await withProgress(ctx, plan.seconds, 'a request', () =>
+        ctx.backend.waitForRequest(
+          args.sandbox_id,
+          {
+            method,
+            pathContains: args.path_contains,
+            isRead: args.unread_only ? false : undefined,
+            since: from?.at,
+          },
+          { timeoutSeconds: plan.seconds, signal: ctx.signal, claim: !args.peek, onlyNewer: plan.onlyNewer },
+        ),
+      );
+    } catch (err) {
+      const ended = sandboxEnded(err);
+      if (ended === undefined) throw err;
+      return { ...ended, request: null, non_matching_arrivals: 0, non_matching: [] };
+    }
     const nonMatching = result.misses.map((m) => requestMissView(m, from));
     const report = { non_matching_arrivals: result.nonMatching, non_matching: nonMatching };
     if (result.status === 'timeout') {
+      if (plan.remaining > 0 && !ctx.signal.aborted) {
+        return {
+          status: 'still_waiting' as const,
+          request: null,
+          ...report,
+          continue_with: continuation(args, plan),
+          hint: `Nothing matched in ${plan.seconds} s (calls without a progress token end by ${plan.seconds} s, before clients give up). Call wait_for_request with continue_with.arguments to wait ${plan.remaining} s more; nothing that arrives in between is missed.`,
+        };
+      }
       const [first] = nonMatching;
       return {
         status: 'timeout' as const,
@@ -76,12 +103,16 @@ export const waitForRequest = defineTool({
               : 'Nothing arrived. Check the app sends to the capture_url of this sandbox, then wait again.',
       };
     }
-    const request = requestView(result.item, await ctx.backend.sandboxDashboardUrl(args.sandbox_id));
+    const request = requestView(
+      result.item,
+      await ctx.backend.sandboxDashboardUrl(args.sandbox_id),
+      args.include,
+    );
     return {
       status: 'received' as const,
       request,
       ...report,
-      hint: `Inspect body/json. To wait for the next request, pass after: "${request.id}".`,
+      hint: requestHint(request, args.sandbox_id),
     };
   },
 });

@@ -1,9 +1,9 @@
-// Shared by the wait tools: progress every 5 s while blocked, the sandbox's expiry as a refusal that says to
-// create a new one, `since`/`after` turned into one instant, and core's report of what did not match in the
+// Shared by the wait tools: progress every 5 s while blocked, the cap for clients that end calls at 60 s, the
+// sandbox's end as a status, `since`/`after` turned into one instant, and core's report of what did not match in the
 // tools' argument names, with the corrected call as the hint.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { isSandboxExpired } from '../../core/sandboxExpiry.ts';
+import { isSandboxDeleted, isSandboxExpired } from '../../core/sandboxExpiry.ts';
 import { instant } from '../../core/schemas.ts';
 import type { ToolContext } from '../toolkit.ts';
 import { ToolError } from '../toolkit.ts';
@@ -11,6 +11,78 @@ import { UUID_PATTERN } from '../../core/random.ts';
 import type { MessageMiss, RequestMiss } from '../../core/waitMisses.ts';
 
 const PROGRESS_EVERY_MS = 5_000;
+
+/**
+ * Hosted clients (claude.ai connectors) and several IDE clients end a call at 60 s and send no progress token,
+ * so nothing resets their clock: a wait without one answers by this many seconds, with the call that goes on.
+ */
+export const WAIT_CAP_WITHOUT_PROGRESS_SECONDS = 50;
+
+/** How one wait call runs: its starting point, whether the mark rule applies, and its (maybe capped) length. */
+export interface WaitPlan {
+  from: StartingPoint | undefined;
+  /** The stream's mark applies: no since/after and no include_older. */
+  onlyNewer: boolean;
+  /** Seconds this call waits: the asked timeout, or the cap when the client cannot outlast 60 s. */
+  seconds: number;
+  /** Seconds the agent asked for beyond this call (0 unless capped). */
+  remaining: number;
+  /** When the call began: `after` of the call that continues it. */
+  began: Date;
+}
+
+export async function planWait(
+  ctx: ToolContext,
+  args: {
+    since?: Date | undefined;
+    after?: string | undefined;
+    include_older: boolean;
+    timeout_seconds: number;
+  },
+  receivedAtOf: (id: string) => Promise<Date>,
+): Promise<WaitPlan> {
+  const began = new Date();
+  const from = await startingPoint(args.since, args.after, receivedAtOf);
+  const capped = !ctx.outlivesClientTimeout && args.timeout_seconds > WAIT_CAP_WITHOUT_PROGRESS_SECONDS;
+  const seconds = capped ? WAIT_CAP_WITHOUT_PROGRESS_SECONDS : args.timeout_seconds;
+  return {
+    from,
+    // unread_only: false asks for items a wait already returned, so it lifts the rule too.
+    onlyNewer: from === undefined && !args.include_older && args.unread_only,
+    seconds,
+    remaining: args.timeout_seconds - seconds,
+    began,
+  };
+}
+
+/** The arguments of the call that continues a capped wait: the same filters, from the instant it began. */
+export function continuation(
+  args: Record<string, unknown>,
+  plan: WaitPlan,
+): { arguments: Record<string, unknown> } {
+  const { since: _since, after: _after, include_older: _older, timeout_seconds: _t, ...rest } = args;
+  const at = plan.from !== undefined && plan.from.at > plan.began ? plan.from.at : plan.began;
+  const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  return { arguments: { ...given, after: at.toISOString(), timeout_seconds: plan.remaining } };
+}
+
+/** A wait's end that is no miss: the sandbox expired or was deleted, before or during the wait. */
+export function sandboxEnded(
+  err: unknown,
+): { status: 'sandbox_expired' | 'sandbox_deleted'; hint: string } | undefined {
+  const status = isSandboxExpired(err)
+    ? 'sandbox_expired'
+    : isSandboxDeleted(err)
+      ? 'sandbox_deleted'
+      : undefined;
+  if (status === undefined) return undefined;
+  return {
+    status,
+    hint:
+      `${(err as Error).message.replace(/ Create a new sandbox\.$/, '')} ` +
+      'Create a new sandbox with create_sandbox (a longer ttl_minutes, or null to keep it), point the app at it, then wait again.',
+  };
+}
 
 export async function withProgress<T>(
   ctx: ToolContext,
@@ -27,16 +99,6 @@ export async function withProgress<T>(
   }, PROGRESS_EVERY_MS);
   try {
     return await work();
-  } catch (err) {
-    // An ephemeral sandbox that expired (before or during the wait) will never receive anything again.
-    if (isSandboxExpired(err)) {
-      throw new ToolError(
-        'NOT_FOUND',
-        (err as Error).message.replace(/ Create a new sandbox\.$/, ''),
-        'Create a new sandbox with create_sandbox (a longer ttl_minutes, or null to keep it), point the app at it, then wait again',
-      );
-    }
-    throw err;
   } finally {
     clearInterval(timer);
   }
@@ -102,6 +164,7 @@ const CORE_TO_ARG: Record<string, string> = {
   isRead: 'unread_only',
   method: 'method',
   pathContains: 'path_contains',
+  onlyNewer: 'include_older',
 };
 
 /** Core filter names as the agent passed them; `since` is whichever of since/after set the instant. */
@@ -182,6 +245,8 @@ function fix(
       return 'without to (it was sent to another address of the sandbox; list_emails shows captured_for)';
     case 'unread_only':
       return 'with unread_only: false (an earlier wait already returned it)';
+    case 'include_older':
+      return 'with include_older: true only if you want it (an earlier wait returned a newer one; this one is likely stale)';
     case 'method':
       return `with method ${q(item.method)} or without it`;
     case 'path_contains':
@@ -203,8 +268,39 @@ export function missHint(
       ? `An email ${q(miss.subject ?? '(no subject)')} from ${miss.from}`
       : `A request ${miss.method} ${miss.path}`;
   const failed = miss.failed_filters
-    .map((arg) => (arg === 'unread_only' ? 'unread_only' : `${arg} ${q(args[arg])}`))
+    .map((arg) => (arg === 'unread_only' || arg === 'include_older' ? arg : `${arg} ${q(args[arg])}`))
     .join(' and ');
   const fixes = miss.failed_filters.map((arg) => fix(arg, args, miss)).join(', and ');
   return `${what} did not match ${failed}: call ${tool} again ${fixes}.`;
+}
+
+/** The statuses of both wait tools. */
+export const waitStatus = z
+  .enum(['received', 'timeout', 'still_waiting', 'sandbox_expired', 'sandbox_deleted'])
+  .describe('still_waiting: call again with continue_with.arguments.');
+
+export const continueWith = z
+  .object({
+    arguments: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])),
+  })
+  .optional()
+  .describe('With still_waiting: the arguments of the call that goes on waiting.');
+
+export const includeOlder = z
+  .boolean()
+  .default(false)
+  .describe('Also return items older than one a wait already returned (default false).');
+
+/** What to do with a received email: its code, else its primary link, else read it. */
+export function emailHint(email: {
+  id: string;
+  otp: { code: string | null };
+  primary_link?: { url: string; kind: string } | null;
+}): string {
+  const next = `To wait for the next email, pass after: "${email.id}".`;
+  if (email.otp.code !== null) return `Use the code ${email.otp.code}. ${next}`;
+  const link = email.primary_link;
+  if (link !== undefined && link !== null)
+    return `Open the ${link.kind} link primary_link.url (${link.url}). ${next}`;
+  return `No code or action link: read the text, or call extract_from_body with email_id "${email.id}". ${next}`;
 }

@@ -44,7 +44,7 @@ function answer<T, D, M extends { receivedAt: Date }>(
 export function waitRoutes(app: FastifyInstance, core: Core): void {
   app.get('/sandboxes/:sandboxId/messages/wait', async (request, reply) => {
     const { sandboxId } = parseInput(sandboxParams, request.params, 'path');
-    const { timeoutSeconds, markRead, explain, ...filter } = parseInput(
+    const { timeoutSeconds, markRead, explain, onlyNewer, ...filter } = parseInput(
       messageQuery,
       request.query,
       'query string',
@@ -55,13 +55,14 @@ export function waitRoutes(app: FastifyInstance, core: Core): void {
       keyId: request.principal.keyId,
       claim: markRead,
       explain,
+      onlyNewer,
     });
     return answer(reply, result, messageDetailDto, explain === true);
   });
 
   app.get('/sandboxes/:sandboxId/requests/wait', async (request, reply) => {
     const { sandboxId } = parseInput(sandboxParams, request.params, 'path');
-    const { timeoutSeconds, markRead, explain, ...filter } = parseInput(
+    const { timeoutSeconds, markRead, explain, onlyNewer, ...filter } = parseInput(
       requestQuery,
       request.query,
       'query string',
@@ -72,6 +73,7 @@ export function waitRoutes(app: FastifyInstance, core: Core): void {
       keyId: request.principal.keyId,
       claim: markRead,
       explain,
+      onlyNewer,
     });
     return answer(reply, result, requestDetailDto, explain === true);
   });

@@ -46,6 +46,8 @@ export interface MessageFilter {
   capturedFor?: string | undefined;
   since?: Date | undefined;
   isRead?: boolean | undefined;
+  /** Only messages after this one in list order (a wait's mark, migration 021). */
+  newerThan?: { at: Date; id: string } | undefined;
 }
 
 /**
@@ -60,6 +62,7 @@ const FILTER_FIELDS = Object.keys({
   capturedFor: true,
   since: true,
   isRead: true,
+  newerThan: true,
 } satisfies Record<keyof MessageFilter, true>) as Array<keyof MessageFilter>;
 
 /** A row as inserted: with its search words, which the store derives (migration 013). */
@@ -215,6 +218,10 @@ function messageList(
   if (filter.id !== undefined) q = q.where('id', '=', filter.id);
   if (filter.since !== undefined) q = q.where('received_at', '>=', filter.since);
   if (filter.isRead !== undefined) q = q.where('is_read', '=', filter.isRead);
+  const mark = filter.newerThan;
+  if (mark !== undefined) {
+    q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '>', eb.tuple(mark.at, mark.id)));
+  }
   if (cursor !== undefined) {
     q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
   }

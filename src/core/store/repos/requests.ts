@@ -172,6 +172,8 @@ export interface RequestWaitFilter {
   since?: Date | undefined;
   isRead?: boolean | undefined;
   id?: string | undefined;
+  /** Only requests after this one in list order (a wait's mark, migration 021). */
+  newerThan?: { at: Date; id: string } | undefined;
 }
 
 /** The newest request matching a wait's filter (method exact, path substring), body included. */
@@ -186,5 +188,9 @@ export async function findNewestMatchingRequest(
   if (filter.since !== undefined) q = q.where('received_at', '>=', filter.since);
   if (filter.isRead !== undefined) q = q.where('is_read', '=', filter.isRead);
   if (filter.id !== undefined) q = q.where('id', '=', filter.id);
+  const mark = filter.newerThan;
+  if (mark !== undefined) {
+    q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '>', eb.tuple(mark.at, mark.id)));
+  }
   return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
 }

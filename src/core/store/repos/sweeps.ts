@@ -3,6 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { insertChangeEvent } from './liveEvents.ts';
+import { insertTombstones, pruneTombstones } from './tombstones.ts';
 
 /** Arbitrary constant naming sandtrap's sweep lock among other users of advisory locks. */
 const SWEEP_LOCK_KEY = 0x5a7d_7a9;
@@ -45,8 +46,19 @@ export async function sweepExpired(
       .deleteFrom('sandboxes')
       .where('expires_at', 'is not', null)
       .where('expires_at', '<=', now)
-      .returning(['id', 'workspace_id'])
+      .returning(['id', 'workspace_id', 'expires_at'])
       .execute();
+    // Remembered for a day, so a read or a wait can say the sandbox expired rather than that it never was.
+    await insertTombstones(
+      trx,
+      expired.map((r) => ({
+        id: r.id,
+        workspaceId: r.workspace_id,
+        reason: 'expired',
+        endedAt: r.expires_at ?? now,
+      })),
+    );
+    await pruneTombstones(trx, now);
     // An expiry is a deletion for the live streams too, journaled in the same transaction as a DELETE call's.
     for (const { id, workspace_id } of expired) {
       await insertChangeEvent(trx, {
