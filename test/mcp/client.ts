@@ -25,6 +25,7 @@ export const TOOL_NAMES = [
   'get_email',
   'list_requests',
   'get_request',
+  'verify_signature',
 ];
 
 /** A connected v1 SDK client speaking Streamable HTTP to `<apiUrl>/mcp` with `key` as Bearer token. */

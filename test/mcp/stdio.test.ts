@@ -120,7 +120,7 @@ describe('sandtrap mcp as a client of a running server', () => {
   it('creates a sandbox and waits for a request captured by the server', T, async () => {
     const { client } = s();
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 13);
+    assert.equal(tools.length, TOOL_NAMES.length);
     const sb = await ok(client, 'create_sandbox', { name: 'stdio remote', tags: { mode: 'remote' } });
     assert.match(sb.sandbox_id, UUID_RE);
     assert.equal(sb.smtp.port, server.ports.smtp);

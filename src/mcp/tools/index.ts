@@ -11,6 +11,7 @@ import { listEmails } from './listEmails.ts';
 import { listRequests } from './listRequests.ts';
 import { listSandboxes } from './listSandboxes.ts';
 import { setMockRules } from './setMockRules.ts';
+import { verifySignature } from './verifySignature.ts';
 import { waitForEmail } from './waitForEmail.ts';
 import { waitForRequest } from './waitForRequest.ts';
 
@@ -28,4 +29,5 @@ export const tools: ToolDefinition[] = [
   getEmail,
   listRequests,
   getRequest,
+  verifySignature,
 ];
