@@ -39,6 +39,8 @@ function redundant(key: string, value: unknown, node: Json): boolean {
   if ((key === 'maximum' || key === 'minimum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER)
     return true;
   // Object keys are strings in JSON.
+  // additionalProperties {} allows anything, as leaving it out does.
+  if (key === 'additionalProperties' && JSON.stringify(value) === '{}') return true;
   return key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}';
 }
 

@@ -29,14 +29,14 @@ describeEachStore('MCP protocol eras', (getStore) => {
 
   for (const era of ['modern', 'legacy'] as const) {
     describe(`${era} era`, () => {
-      it('negotiates its protocol revision and lists the 13 tools', async () => {
+      it('negotiates its protocol revision and lists the 14 tools', async () => {
         const client = await connect(era);
         try {
           const version = client.getNegotiatedProtocolVersion();
           if (era === 'modern') assert.equal(version, '2026-07-28');
           else assert.match(version ?? '', /^2025-/);
           const { tools } = await client.listTools();
-          assert.equal(tools.length, 13);
+          assert.equal(tools.length, 14);
           assert.ok(tools.every((t) => t.outputSchema !== undefined));
         } finally {
           await client.close();

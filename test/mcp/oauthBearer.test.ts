@@ -51,7 +51,7 @@ describeEachStore('MCP bearer authentication with OAuth on', (getStore) => {
     for (const headers of headerSets) {
       const client = await connect(server.apiUrl, headers);
       try {
-        assert.equal((await client.listTools()).tools.length, 13);
+        assert.equal((await client.listTools()).tools.length, 14);
         assert.deepEqual(await sandboxNames(client), ['made with the key']);
       } finally {
         await client.close();

@@ -441,7 +441,7 @@ describeEachStore('MCP validation fuzz', (getStore) => {
   const ORDER = ['delete_sandbox'];
 
   it('fuzzes every tool', () => {
-    assert.equal(tools.length, 13);
+    assert.equal(tools.length, 14);
   });
 
   for (const [n, name] of [

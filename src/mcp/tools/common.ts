@@ -3,13 +3,11 @@
 import { z } from 'zod';
 import { pageQuery, textMax, uuid } from '../../core/schemas.ts';
 
-export const sandboxId = uuid.describe('From create_sandbox or list_sandboxes.');
+export const sandboxId = uuid.describe('From create_sandbox.');
 
 export const after = textMax(200)
   .optional()
-  .describe(
-    'Only items newer than this: an email/request id you already handled, or an ISO instant. Prevents returning a stale code.',
-  );
+  .describe('Only items after this: the id of one you handled, or an ISO instant.');
 
 export const limit = pageQuery.shape.limit.default(20).describe('Page size, 1..200 (default 20).');
 

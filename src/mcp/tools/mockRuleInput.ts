@@ -11,7 +11,9 @@ export const mockRuleInput = z.object({
   pattern: fields.pattern.describe('/users/{id}, /files/*, /api/**, regex:^/v[0-9]+/; empty: every path.'),
   status_code: fields.status_code.default(200),
   headers: fields.headers,
-  body: fields.body.describe('Templates: {{uuid}} {{now}} {{body.x}} {{query.x}} {{header.x}} {{path.x}}.'),
+  body: fields.body.describe(
+    'Templates {{uuid}} {{now}} {{body.x}} {{query.x}} {{header.x}} {{path.x}}; {{x | json}} inserts JSON, {{x ?? "d"}} a default.',
+  ),
   is_fallback: fields.is_fallback.describe('Answers what no other rule matched.'),
 });
 

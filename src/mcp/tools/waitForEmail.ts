@@ -26,18 +26,16 @@ export const waitForEmail = defineTool({
   name: 'wait_for_email',
   title: 'Wait for an email',
   description:
-    'Returns the newest matching email, or the first to arrive within timeout_seconds, with its code (otp), ' +
-    'links and primary_link extracted. Never an email older than one a wait already returned in this sandbox ' +
-    '(a resent code replaces the old one) unless since, after or include_older is passed. Marks it read (peek ' +
-    'leaves it). Timeouts, still_waiting (a call without progress ends by 50 s: repeat continue_with) and an ' +
-    'expired sandbox are results.',
+    'Returns the newest matching email, or the first to arrive, with otp, links and primary_link extracted. ' +
+    'Never one older than an email a wait already returned (a resent code replaces the old) unless since, ' +
+    'after or include_older. Marks it read unless peek. status still_waiting: call again with continue_with.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     timeout_seconds: fields.timeout_seconds.describe('0..300 s (default 30); 0 only checks what is there.'),
     subject_contains: fields.subject_contains.describe('Case-insensitive substring of the subject.'),
     from_contains: fields.from_contains.describe('Case-insensitive substring of the From header.'),
     to: fields.to.describe('Exact recipient address the mail arrived on (Bcc included).'),
-    unread_only: z.boolean().default(true).describe('Default true: skip emails an earlier wait returned.'),
+    unread_only: z.boolean().default(true).describe('Skip emails a wait returned.'),
     peek: z.boolean().default(false).describe('Leave the email unread.'),
     since: fields.since.describe('Only emails received at or after this ISO 8601 instant.'),
     after,

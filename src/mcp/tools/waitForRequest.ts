@@ -25,16 +25,15 @@ export const waitForRequest = defineTool({
   name: 'wait_for_request',
   title: 'Wait for an HTTP request',
   description:
-    'Returns the newest matching captured HTTP request, or the first to arrive within timeout_seconds: ' +
-    'method, path, headers, the exact body and the reply the mock sent. Never a request older than one a ' +
-    'wait already returned in this sandbox unless since, after or include_older is passed. Marks it read ' +
-    '(peek leaves it). Timeouts, still_waiting (repeat continue_with) and an expired sandbox are results.',
+    'Returns the newest matching captured request, or the first to arrive: headers, the exact body, the ' +
+    'reply sent. Never one older than a request a wait already returned unless since, after or ' +
+    'include_older. Marks it read unless peek. status still_waiting: call again with continue_with.',
   inputSchema: z.object({
     sandbox_id: sandboxId,
     timeout_seconds: fields.timeout_seconds.describe('0..300 s (default 30); 0 only checks what is there.'),
     method: fields.method.describe('Exact HTTP method, e.g. POST.'),
     path_contains: fields.path_contains.describe('Substring of the path (without the query).'),
-    unread_only: z.boolean().default(true).describe('Default true: skip requests an earlier wait returned.'),
+    unread_only: z.boolean().default(true).describe('Skip requests a wait returned.'),
     peek: z.boolean().default(false).describe('Leave the request unread.'),
     since: fields.since.describe('Only requests received at or after this ISO 8601 instant.'),
     after,

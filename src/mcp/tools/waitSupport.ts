@@ -37,6 +37,7 @@ export async function planWait(
     since?: Date | undefined;
     after?: string | undefined;
     include_older: boolean;
+    unread_only: boolean;
     timeout_seconds: number;
   },
   receivedAtOf: (id: string) => Promise<Date>,
@@ -55,14 +56,19 @@ export async function planWait(
   };
 }
 
+type ContinueValue = string | number | boolean | string[];
+
 /** The arguments of the call that continues a capped wait: the same filters, from the instant it began. */
 export function continuation(
   args: Record<string, unknown>,
   plan: WaitPlan,
-): { arguments: Record<string, unknown> } {
+): { arguments: Record<string, ContinueValue> } {
   const { since: _since, after: _after, include_older: _older, timeout_seconds: _t, ...rest } = args;
   const at = plan.from !== undefined && plan.from.at > plan.began ? plan.from.at : plan.began;
-  const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const given = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    ContinueValue
+  >;
   return { arguments: { ...given, after: at.toISOString(), timeout_seconds: plan.remaining } };
 }
 
@@ -286,10 +292,7 @@ export const continueWith = z
   .optional()
   .describe('With still_waiting: the arguments of the call that goes on waiting.');
 
-export const includeOlder = z
-  .boolean()
-  .default(false)
-  .describe('Also return items older than one a wait already returned (default false).');
+export const includeOlder = z.boolean().default(false).describe('Also items older than one a wait returned.');
 
 /** What to do with a received email: its code, else its primary link, else read it. */
 export function emailHint(email: {
