@@ -481,6 +481,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandboxId}/requests/{requestId}/response/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured HTTP request. */
+                requestId: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download the reply sent to a captured request
+         * @description Additive: the reply the capture listener sent, as an HTTP message: status line, the headers
+         *     as sent, then the body bytes kept (the first 64 KB; `response.sizeBytes` in the detail is the
+         *     whole size). 404 for a request captured before replies were recorded.
+         */
+        get: operations["getRequestResponseRaw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandboxId}/requests/{requestId}/files/{index}": {
         parameters: {
             query?: never;
@@ -763,7 +790,10 @@ export interface components {
             name: string;
             /** @description Upper-case HTTP method, or a value meaning any method (empty, `*`, `ANY`). */
             method: string;
-            /** @description Path pattern; empty, `**` or `/**` means any path. */
+            /**
+             * @description Path pattern; empty, `**` or `/**` means any path. Express-style `:name` segments are returned
+             *     as `{name}`.
+             */
             pattern: string;
             /** Format: int32 */
             statusCode: number;
@@ -787,6 +817,10 @@ export interface components {
          *     Literal segments compare exactly after percent-decoding; one trailing `/` on the request is
          *     ignored. `{name}` matches one segment and captures it as `path.name`; `*` matches one
          *     segment; `**` or `{name*}` match zero or more segments (at most one per pattern).
+         *     Express style is accepted: a whole segment `:name` is `{name}` and `:name*` is `{name*}`, and
+         *     the rule is stored and returned in the `{name}` form (`/v1/users/:id` becomes `/v1/users/{id}`).
+         *     A segment that starts like one but is not whole (`:from-:to`, `:id.json`, `:id+`, `:id?`) is
+         *     400 naming the form to write. A colon elsewhere is literal (`/v1/things/a:b`).
          *     `regex:<RE2>` matches the whole path (linear-time engine); named groups become `path.<group>`.
          *     `?` or `#` in a non-regex pattern, or a regex that does not compile, is 400.
          *
@@ -810,7 +844,12 @@ export interface components {
          *     body or form fields), `{{query.x}}`, `{{header.x}}`, `{{path.x}}`. Optional default
          *     `{{query.x ?? "none"}}` and filters `|json`, `|url`, `|base64`, `|html`. A missing value
          *     renders empty (`null` under `|json`); objects render as compact JSON; inserted text is
-         *     never re-scanned. Header values may not render CR or LF. A JSON body nested deeper than 100
+         *     never re-scanned. Header values may not render CR or LF. In a JSON body (`Content-Type`
+         *     `application/json` or `+json`, or no Content-Type and a body starting with `{` or `[`) a
+         *     value inserted inside a string literal is escaped as JSON string content, so
+         *     `{"id":"{{path.id}}"}` stays valid JSON whatever the id holds (`"`, `\`, newlines); a
+         *     value outside a string goes in as before (use `|json` there for a JSON value). The reply
+         *     sent is recorded with the request (`response` in the request detail). A JSON body nested deeper than 100
          *     levels has no parsed view: every `body.<path>` is missing (`{{body}}` still has the text).
          *     A template that fails for a request is answered `500` with `X-Sandtrap-Error` saying why,
          *     and the request is recorded.
@@ -826,6 +865,7 @@ export interface components {
             method?: string | null;
             /**
              * @example /hooks/{event}
+             * @example /v1/users/:id
              * @example regex:^/v[0-9]+/(?P<rest>.*)$
              */
             pattern?: string | null;
@@ -1196,6 +1236,47 @@ export interface components {
              *     ]
              */
             redactedCookies: string[];
+            /**
+             * @description Additive: the reply the capture listener sent to this request, as it went on the wire: the
+             *     status, every header in order (the correlation id, the mock rule's headers after templates
+             *     rendered, `Content-Type`, `Content-Security-Policy`, `X-Sandtrap-Request-Id`, `Content-Length`;
+             *     a service `Set-Cookie` a template rendered is not there because it was not sent) and the body
+             *     (none for HEAD, 204 and 304). The HTTP server's connection headers (`Date`, `Connection`,
+             *     `Keep-Alive`) are not recorded. The same for the default reply, the fallback rule and a rule
+             *     that failed (`500`). Null for requests captured before replies were recorded. The reply as an
+             *     HTTP message is at `/response/raw`.
+             */
+            response: components["schemas"]["RecordedResponse"] | null;
+        };
+        RecordedResponse: {
+            /**
+             * Format: int32
+             * @description The status sent (the same as `mockStatusCode`).
+             */
+            statusCode: number;
+            /** @description Every header sent, in order and case, duplicates kept. */
+            headers: components["schemas"]["NameValue"][];
+            /**
+             * @description The body sent as UTF-8 text, or base64 when it is not UTF-8 (see `bodyEncoding`); null when no
+             *     body was sent. At most the first 64 KB are kept (cut at a character boundary).
+             */
+            body: string | null;
+            /** @enum {string} */
+            bodyEncoding: "utf8" | "base64";
+            /** @description True when the body sent was over 64 KB and `body` holds its first 64 KB. */
+            bodyTruncated: boolean;
+            /**
+             * Format: int64
+             * @description Size of the whole body sent, in bytes.
+             */
+            sizeBytes: number;
+            /**
+             * @description Why the reply may not be what the rule's author meant, for people; null when there is nothing
+             *     to say. Today: a `{{body.<path>}}` template read a request body that is not JSON or a form, so
+             *     it rendered as missing (empty, or `null` under `|json`).
+             * @example the request body is not JSON (or it nests too deep) nor a form, so every {{body.<path>}} rendered as missing
+             */
+            note: string | null;
         };
         RequestFile: {
             /**
@@ -2687,6 +2768,39 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The raw request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/http": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRequestResponseRaw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured HTTP request. */
+                requestId: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reply sent. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -1,6 +1,8 @@
 // The HTTP capture listener: any method, path and body sent to a sandbox is recorded exactly as received
 // (raw header list, raw bytes) and answered by its mock rules, after the record is committed. It serves
 // nothing else, never sets a cookie of its own, and the dashboard's session cookie never gets past core.
+// Nothing is set on a response before writeHead: node then writes the header list as given (order, case,
+// duplicates), which is the list core recorded as the reply sent.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import proxyaddr from 'proxy-addr';
@@ -11,11 +13,25 @@ import { problem, requestIdFrom, type ProblemSlug } from '../core/problem.ts';
 import { discardBody } from './linger.ts';
 import { routeCapture } from './routing.ts';
 
+/** One exchange on the capture port: its correlation id, and whether a refusal must close the connection. */
+interface Exchange {
+  requestId: string;
+  /** A client waiting for 100 Continue that is refused may still send its body: don't keep that connection. */
+  close: boolean;
+}
+
 /** Refusals in the one problem+json shape every door uses; capture replies never set a cookie. */
-function refuse(res: ServerResponse, slug: ProblemSlug, detail: string, extra: Record<string, string> = {}) {
-  const requestId = res.getHeader('X-Request-Id') as string;
-  const body = problem(slug, detail, requestId, res.req.url ?? '/');
+function refuse(
+  res: ServerResponse,
+  ex: Exchange,
+  slug: ProblemSlug,
+  detail: string,
+  extra: Record<string, string> = {},
+) {
+  const body = problem(slug, detail, ex.requestId, res.req.url ?? '/');
   res.writeHead(body.status, {
+    'X-Request-Id': ex.requestId,
+    ...(ex.close ? { Connection: 'close' } : {}),
     'Content-Type': 'application/problem+json',
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': 'sandbox',
@@ -60,17 +76,16 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
   const trust = proxyaddr.compile(core.config.trustedProxies);
   const domain = core.config.captureDomain;
 
-  /** `expectsContinue`: the client waits for 100 Continue, sent only once the request is admitted. */
-  async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
-    // A refused client that was told nothing may still send its body: don't keep that connection.
-    if (expectsContinue) res.setHeader('Connection', 'close');
-    res.setHeader('X-Request-Id', requestIdFrom(req.headers['x-request-id']));
+  /** `ex.close` starts true when the client waits for 100 Continue, sent only once the request is admitted. */
+  async function handle(req: IncomingMessage, res: ServerResponse, ex: Exchange): Promise<void> {
+    const expectsContinue = ex.close;
     const routed = routeCapture(req.headers.host, req.url ?? '/', domain);
     const sourceIp = proxyaddr(req, trust) || null;
     if (routed === undefined) {
       discardBody(req);
       return refuse(
         res,
+        ex,
         'not-found',
         `No sandbox here: send to <sandbox id>.${domain} or /<sandbox id>/... on this port.`,
       );
@@ -79,26 +94,31 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     if (!admission.ok) {
       discardBody(req);
       if (admission.reason === 'not_found') {
-        return refuse(res, 'not-found', 'No such sandbox: it was deleted, has expired, or never existed.');
+        return refuse(
+          res,
+          ex,
+          'not-found',
+          'No such sandbox: it was deleted, has expired, or never existed.',
+        );
       }
-      return refuse(res, 'rate-limited', 'Over the capture rate limit; nothing was recorded.', {
+      return refuse(res, ex, 'rate-limited', 'Over the capture rate limit; nothing was recorded.', {
         'Retry-After': String(admission.retryAfterSeconds),
       });
     }
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > MAX_CAPTURE_BODY_BYTES) {
       discardBody(req);
-      return refuse(res, 'payload-too-large', 'The body is over 5 MB; nothing was recorded.');
+      return refuse(res, ex, 'payload-too-large', 'The body is over 5 MB; nothing was recorded.');
     }
     if (expectsContinue) {
-      res.removeHeader('Connection');
+      ex.close = false;
       res.writeContinue();
     }
     const body = await readBody(req);
     if (body === 'aborted') return;
     if (body === 'too-big') {
       discardBody(req);
-      return refuse(res, 'payload-too-large', 'The body is over 5 MB; nothing was recorded.');
+      return refuse(res, ex, 'payload-too-large', 'The body is over 5 MB; nothing was recorded.');
     }
     const reply = await core.capture.record(admission.target, {
       method: req.method ?? 'GET',
@@ -109,19 +129,18 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
       headers: pairs(req.rawHeaders),
       body,
       sourceIp,
+      replyHeaders: [['X-Request-Id', ex.requestId]],
     });
     if (reply === undefined) {
       return refuse(
         res,
+        ex,
         'not-found',
         'The sandbox was deleted while the request arrived; nothing was recorded.',
       );
     }
-    const headers = reply.headers.flat();
-    if (reply.status >= 200 && reply.status !== 204 && reply.status !== 304) {
-      headers.push('Content-Length', String(reply.body.byteLength));
-    }
-    res.writeHead(reply.status, headers);
+    // Core built the whole list, Content-Length included, and recorded it with the body as sent.
+    res.writeHead(reply.status, reply.headers.flat());
     res.end(reply.body);
   }
 
@@ -138,7 +157,8 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
   const capitalize = (phrase: string) => phrase.charAt(0).toUpperCase() + phrase.slice(1);
 
   function serve(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
-    handle(req, res, expectsContinue).catch((err: unknown) => {
+    const ex: Exchange = { requestId: requestIdFrom(req.headers['x-request-id']), close: expectsContinue };
+    handle(req, res, ex).catch((err: unknown) => {
       const unavailable = isAppError(err) && err.code === 'unavailable';
       // The store's reason ("disk full in DATA_DIR", "the database is unreachable") goes into the log and reply.
       if (unavailable)
@@ -148,6 +168,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
       discardBody(req);
       refuse(
         res,
+        ex,
         'unavailable',
         unavailable && err.reason !== undefined
           ? `${capitalize(err.reason)}; nothing was recorded. Retry in ${err.retryAfterSeconds ?? 5} s.`

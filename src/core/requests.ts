@@ -1,10 +1,12 @@
 // The HTTP stream of a sandbox as the API reads it: list, detail with parsed views, raw, file parts, delete,
 // clear.
 import type { Kysely } from 'kysely';
+import { STATUS_CODES } from 'node:http';
 import { decodeBody, type BodyDecoding } from './http/decode.ts';
 import {
   bodyText,
   formView,
+  isUtf8,
   JSON_TOO_DEEP_NOTE,
   jsonView,
   multipartParts,
@@ -15,7 +17,7 @@ import type { Clock } from './clock.ts';
 import type { EventBus } from './events.ts';
 import { changeWithEvent } from './liveEvents/journal.ts';
 import { lockSandboxForClear } from './store/repos/liveEvents.ts';
-import { notFound } from './errors.ts';
+import { AppError, notFound } from './errors.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
 import {
   clearRequests,
@@ -61,6 +63,23 @@ export interface RequestDetail extends RequestSummary {
   files: FilePart[];
   /** Dashboard session cookies removed from the Cookie header before it was stored (never kept or shown). */
   redactedCookies: string[];
+  /** The reply the capture listener sent; null for requests captured before replies were recorded. */
+  response: RecordedResponse | null;
+}
+
+/** The reply a captured request got, as it went on the wire (the HTTP server's Date and Connection aside). */
+export interface RecordedResponse {
+  statusCode: number;
+  /** Every header in the order sent, the correlation id and Content-Length included. */
+  headers: NameValue[];
+  /** The body as UTF-8 text, or base64 when it is not UTF-8; null when none was sent (HEAD, 204, 304, empty). */
+  body: string | null;
+  bodyEncoding: 'utf8' | 'base64';
+  /** The body was cut at 64 KB (at a character boundary); `sizeBytes` is the whole size sent. */
+  bodyTruncated: boolean;
+  sizeBytes: number;
+  /** Why the reply may differ from what the rule's author meant (a template read a body it could not parse). */
+  note: string | null;
 }
 
 /** A parsed request list query. */
@@ -83,6 +102,23 @@ export function toSummary(r: RequestSummaryRow): RequestSummary {
     receivedAt: r.received_at,
     sizeBytes: Number(r.size_bytes),
     isRead: r.is_read,
+  };
+}
+
+function recordedResponse(r: RequestRow): RecordedResponse | null {
+  if (r.response_headers === null) return null;
+  const stored = r.response_body ?? new Uint8Array(0);
+  const size = r.response_size_bytes ?? stored.byteLength;
+  const text = isUtf8(stored);
+  const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+  return {
+    statusCode: r.mock_status_code,
+    headers: r.response_headers.map(([name, value]) => ({ name, value })),
+    body: stored.byteLength === 0 ? null : bytes.toString(text ? 'utf8' : 'base64'),
+    bodyEncoding: text ? 'utf8' : 'base64',
+    bodyTruncated: size > stored.byteLength,
+    sizeBytes: size,
+    note: r.response_note,
   };
 }
 
@@ -109,6 +145,7 @@ export async function toRequestDetail(r: RequestRow): Promise<RequestDetail> {
     bodyNote: notes.length === 0 ? null : notes.join('; '),
     files: form.files,
     redactedCookies: r.redacted_cookies ?? [],
+    response: recordedResponse(r),
   };
 }
 
@@ -120,6 +157,22 @@ export function rawRequest(r: RequestRow): Buffer {
   return Buffer.concat([
     Buffer.from(head, 'latin1'),
     Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength),
+  ]);
+}
+
+/**
+ * The recorded reply as an HTTP message: status line, headers as sent, then the body bytes kept (the first
+ * 64 KB); undefined when the request was captured before replies were recorded.
+ */
+export function rawResponse(r: RequestRow): Buffer | undefined {
+  if (r.response_headers === null) return undefined;
+  const reason = STATUS_CODES[r.mock_status_code] ?? '';
+  const head = `HTTP/1.1 ${r.mock_status_code} ${reason}`.trimEnd();
+  const lines = r.response_headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const body = r.response_body ?? new Uint8Array(0);
+  return Buffer.concat([
+    Buffer.from(`${head}\r\n${lines}\r\n`, 'latin1'),
+    Buffer.from(body.buffer, body.byteOffset, body.byteLength),
   ]);
 }
 
@@ -172,6 +225,18 @@ export function createRequestService(db: Kysely<Database>, clock: Clock, bus: Ev
 
     async raw(workspaceId: string, sandboxId: string, requestId: string): Promise<Buffer> {
       return rawRequest(await row(workspaceId, sandboxId, requestId));
+    },
+
+    /** The reply sent, as an HTTP message (see rawResponse); not found when none was recorded. */
+    async rawResponse(workspaceId: string, sandboxId: string, requestId: string): Promise<Buffer> {
+      const raw = rawResponse(await row(workspaceId, sandboxId, requestId));
+      if (raw === undefined) {
+        throw new AppError(
+          'not_found',
+          'This request was captured before replies were recorded: it has no recorded reply.',
+        );
+      }
+      return raw;
     },
 
     /** File part `index` of a multipart body, read again from the stored bytes (decoded first if encoded). */

@@ -166,5 +166,17 @@ export function requestDetailDto(r: RequestDetail): Schemas['RequestDetail'] {
       sizeBytes: f.sizeBytes,
     })),
     redactedCookies: r.redactedCookies,
+    response:
+      r.response === null
+        ? null
+        : {
+            statusCode: r.response.statusCode,
+            headers: r.response.headers,
+            body: r.response.body,
+            bodyEncoding: r.response.bodyEncoding,
+            bodyTruncated: r.response.bodyTruncated,
+            sizeBytes: r.response.sizeBytes,
+            note: r.response.note,
+          },
   };
 }

@@ -1,7 +1,7 @@
 // Mock rule pattern and template parsing: what is accepted, what is refused and why.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compilePattern } from '../../src/core/mocks/pattern.ts';
+import { colonSegmentProblem, compilePattern, normalizePattern } from '../../src/core/mocks/pattern.ts';
 import { parseTemplate } from '../../src/core/mocks/template.ts';
 
 describe('compilePattern', () => {
@@ -52,6 +52,44 @@ describe('compilePattern', () => {
       assert.match((r as { message: string }).message, why);
     });
   }
+});
+
+describe('Express-style :name segments (issue 35)', () => {
+  it('normalises whole :name and :name* segments to {name} and {name*}, nothing else', () => {
+    const cases: Array<[string, string]> = [
+      ['/v1/users/:id', '/v1/users/{id}'],
+      ['/v1/users/:id/', '/v1/users/{id}/'],
+      [':a/:b_2/x', '{a}/{b_2}/x'],
+      ['/docs/:rest*', '/docs/{rest*}'],
+      ['/v1/a:b', '/v1/a:b'],
+      ['/v1/:', '/v1/:'],
+      ['/v1/:9', '/v1/:9'],
+      ['/v1/{id}', '/v1/{id}'],
+      ['regex:^/:id$', 'regex:^/:id$'],
+    ];
+    for (const [written, stored] of cases) assert.equal(normalizePattern(written), stored, written);
+  });
+
+  it('matches :id as {id} even unnormalised (a rule stored before), and keeps other colons literal', () => {
+    const r = compilePattern('/v1/users/:id');
+    assert.ok(r.ok && r.pattern.kind === 'segments');
+    assert.deepEqual(r.pattern.segments.at(-1), { type: 'param', name: 'id' });
+    const literal = compilePattern('/v1/a:b/:9');
+    assert.ok(literal.ok && literal.pattern.kind === 'segments');
+    assert.deepEqual(literal.pattern.segments, [
+      { type: 'literal', value: 'v1' },
+      { type: 'literal', value: 'a:b' },
+      { type: 'literal', value: ':9' },
+    ]);
+  });
+
+  it('names the form to write for a segment that only starts like a parameter', () => {
+    assert.match(colonSegmentProblem('/range/:from-:to') ?? '', /\{from\}/);
+    assert.match(colonSegmentProblem('/u/:id?') ?? '', /optional.*\{id\*\}/);
+    assert.match(colonSegmentProblem('/d/:p+') ?? '', /\{p\*\}/);
+    for (const fine of ['/v1/users/:id', '/v1/a:b', '/:x*', 'regex:^/:a-:b$', '/v1/:'])
+      assert.equal(colonSegmentProblem(fine), undefined, fine);
+  });
 });
 
 describe('parseTemplate', () => {

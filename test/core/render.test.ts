@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RenderLimitError, renderTemplate, type TemplateContext } from '../../src/core/mocks/render.ts';
-import { parseTemplate, type TemplatePart } from '../../src/core/mocks/template.ts';
+import {
+  isJsonBody,
+  markJsonStrings,
+  parseTemplate,
+  type TemplatePart,
+} from '../../src/core/mocks/template.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -351,5 +356,56 @@ describe('maxLength', () => {
     // A short template that expands past the limit, and a long value under it.
     assert.throws(() => render('{{body.obj}}', {}, 10), RenderLimitError);
     assert.equal(render('{{uuid}}', {}, 36).length, 36);
+  });
+});
+
+describe('JSON bodies (issue 35)', () => {
+  /** Renders `template` as the body of a rule with these headers would be: marked when the body is JSON. */
+  function renderBody(template: string, ruleHeaders: Record<string, string>, path: Record<string, string>) {
+    const parsed = parseTemplate(template);
+    assert.ok(parsed.ok);
+    const parts = isJsonBody(ruleHeaders, template) ? markJsonStrings(parsed.parts) : parsed.parts;
+    return renderTemplate(parts, context({ path }));
+  }
+  const hostile = 'a"b\\c\nd\te\u2028</script>{{uuid}}';
+
+  it('escapes a value inserted inside a JSON string, so the document parses and round-trips it', () => {
+    const variants: Array<Record<string, string>> = [
+      {},
+      { 'Content-Type': 'application/json' },
+      { 'content-type': 'application/problem+json; charset=utf-8' },
+    ];
+    for (const headers of variants) {
+      const out = renderBody('{"id":"{{path.id}}","n":"x-{{path.id}}-y"}', headers, { id: hostile });
+      assert.deepEqual(JSON.parse(out), { id: hostile, n: `x-${hostile}-y` }, JSON.stringify(headers));
+    }
+  });
+
+  it('leaves a whole value outside a string as before: |json, ?? defaults and bare numbers', () => {
+    const out = renderBody(
+      '{"echo":{{body.quoted|json}},"n":{{body.n}},"missing":{{body.nope|json}},"d":"{{query.none ?? "x\\"y"}}"}',
+      { 'Content-Type': 'application/json' },
+      {},
+    );
+    assert.deepEqual(JSON.parse(out), { echo: jsonBody.quoted, n: 3.5, missing: null, d: 'x"y' });
+  });
+
+  it('knows strings from escaped quotes and brackets in the literal text', () => {
+    const out = renderBody('["a\\"{{path.id}}", "{{path.id}}\\\\", {{path.n}}]', {}, { id: '"', n: '7' });
+    assert.deepEqual(JSON.parse(out), ['a""', '"\\', 7]);
+  });
+
+  it('does not touch a body that is not JSON: another Content-Type, or text without one', () => {
+    assert.equal(
+      renderBody('<p title="{{path.id}}">', { 'Content-Type': 'text/html' }, { id: '"' }),
+      '<p title=""">',
+    );
+    assert.equal(renderBody('say "{{path.id}}"', {}, { id: '"' }), 'say """');
+    assert.equal(
+      renderBody('{"id":"{{path.id}}"}', { 'Content-Type': 'text/plain' }, { id: '"' }),
+      '{"id":"""}',
+    );
+    // A body that opens with an expression is not taken for JSON by its first brace.
+    assert.equal(renderBody('{{path.id}}"{{path.id}}"', {}, { id: '"' }), '""""');
   });
 });

@@ -58,4 +58,5 @@ export const REQUEST_DETAIL_KEYS = [
   'json',
   'queryParams',
   'redactedCookies',
+  'response',
 ].sort();

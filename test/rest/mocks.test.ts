@@ -275,6 +275,27 @@ describeEachStore('REST sandbox mocks', (getStore) => {
       );
     });
 
+    it('stores Express-style :name segments in the {name} form, and keeps other colons literal', async () => {
+      const stored = await accepts([
+        { pattern: '/v1/users/:id', statusCode: 200 },
+        { pattern: '/v1/:org/files/:path*', statusCode: 200 },
+        { pattern: '/v1/a:b', statusCode: 200 },
+        { pattern: '/v1/things/x:cancel/:', statusCode: 200 },
+        { pattern: 'regex:^/v1/(?P<id>[^:/]+):go$', statusCode: 200 },
+      ]);
+      assert.deepEqual(
+        stored.map((m) => m.pattern),
+        [
+          '/v1/users/{id}',
+          '/v1/{org}/files/{path*}',
+          '/v1/a:b',
+          '/v1/things/x:cancel/:',
+          'regex:^/v1/(?P<id>[^:/]+):go$',
+        ],
+      );
+      assert.equal(stored[0]?.name, 'ANY /v1/users/{id}', 'the default name uses the stored form');
+    });
+
     it('a fallback may spell its any-method and any-path explicitly', async () => {
       const stored = await accepts([
         { statusCode: 200, pattern: '/x' },
@@ -442,12 +463,31 @@ describeEachStore('REST sandbox mocks', (getStore) => {
         ['regex:(unclosed', 'regex:(unclosed'],
         ['a back-reference regex:(?<n>a)\\1', 'regex:(?<n>a)\\1'],
         ['an empty regex:', 'regex:'],
+        ['two :params in one segment', '/range/:from-:to'],
+        ['a :param with a suffix', '/files/:name.json'],
+        ['an optional :param?', '/users/:id?'],
+        ['a one-or-more :param+', '/docs/:path+'],
+        ['a :__proto__ parameter', '/:__proto__'],
+        ['a repeated :param', '/:id/{id}'],
       ];
       for (const [what, pattern] of bad) {
         it(`a pattern with ${what} is refused`, async () => {
           await rejectsRule({ statusCode: 200, pattern }, 'pattern');
         });
       }
+
+      it('an Express-style segment that is not a whole :name is refused naming the form to write', async () => {
+        const cases: Array<[string, RegExp]> = [
+          ['/range/:from-:to', /\{from\}.*regex:/],
+          ['/users/:id?', /optional parameter.*\{id\*\}/],
+          ['/docs/:path+', /\{path\*\}/],
+        ];
+        for (const [pattern, message] of cases) {
+          const problem = await rejectsRule({ statusCode: 200, pattern }, 'pattern');
+          const errors = (problem as { errors: Array<{ path: string; message: string }> }).errors;
+          assert.match(errors[0]?.message ?? '', message, pattern);
+        }
+      });
     });
 
     describe('body', () => {

@@ -47,6 +47,7 @@ function endpoints(sandboxId: string, requestId: string): Endpoint[] {
     { method: 'GET', path: base, one: false },
     { method: 'GET', path: `${base}/${requestId}`, one: true },
     { method: 'GET', path: `${base}/${requestId}/raw`, one: true },
+    { method: 'GET', path: `${base}/${requestId}/response/raw`, one: true },
     { method: 'DELETE', path: `${base}/${requestId}`, one: true },
     { method: 'DELETE', path: base, one: false },
   ];

@@ -26,6 +26,8 @@ import { bodyValue, headerValue, jsonDeeperThan, MAX_JSON_DEPTH } from './views.
 
 export const MAX_CAPTURE_BODY_BYTES = 5 * 1024 * 1024;
 const MAX_REPLY_BYTES = 5 * 1024 * 1024;
+/** The recorded reply keeps this much of the body sent (its full size is kept too). */
+export const MAX_RECORDED_REPLY_BYTES = 64 * 1024;
 
 export type CaptureTarget = CachedSandbox;
 
@@ -43,13 +45,45 @@ export interface CapturedRequest {
   headers: Array<[string, string]>;
   body: Uint8Array;
   sourceIp: string | null;
+  /** Headers the transport puts first on its reply (the correlation id), so the record holds them too. */
+  replyHeaders?: Array<[string, string]>;
 }
 
+/** The reply exactly as the listener writes it: every header (framing included) in order, then the body. */
 export interface CaptureReply {
   status: number;
   headers: Array<[string, string]>;
   body: Buffer;
   requestId: string;
+}
+
+interface RenderedReply {
+  status: number;
+  headers: Array<[string, string]>;
+  body: Buffer;
+  /** Why the reply may not be what the rule's author meant; stored with it, never sent. */
+  note?: string | undefined;
+}
+
+/** The first `max` bytes of a UTF-8 body, never ending inside a character (a cut text stays valid text). */
+function recordedPrefix(body: Buffer, max: number): Buffer {
+  if (body.byteLength <= max) return body;
+  let end = max;
+  // Back up over continuation bytes (10xxxxxx) to the start of the character the cut falls in.
+  while (end > 0 && end > max - 4 && ((body[end] as number) & 0xc0) === 0x80) end--;
+  return body.subarray(0, end);
+}
+
+/** The headers and body the listener writes: the transport's first, the framing, and no body where HTTP sends none. */
+function onTheWire(
+  req: CapturedRequest,
+  out: RenderedReply,
+): { headers: Array<[string, string]>; body: Buffer } {
+  const headers = [...(req.replyHeaders ?? []), ...out.headers];
+  const bodyless = out.status === 204 || out.status === 304;
+  if (!bodyless) headers.push(['Content-Length', String(out.body.byteLength)]);
+  // A HEAD reply states the length of the body a GET would get, and sends none.
+  return { headers, body: bodyless || req.method === 'HEAD' ? Buffer.alloc(0) : out.body };
 }
 
 /** A live sandbox as the capture path needs it, with its rules compiled. */
@@ -128,13 +162,19 @@ export function createCaptureService(
     req: CapturedRequest,
     requestId: string,
     now: Date,
-  ): Promise<{ status: number; headers: Array<[string, string]>; body: Buffer }> {
+  ): Promise<RenderedReply> {
     const rule = match.rule;
     const uses = bodyUse(rule);
     // The same decoded bytes as the request detail's views, capped the same way, so {{body}} and
     // {{body.*}} agree with what the API shows; a body that does not decode is read as sent.
     const received = uses.text || uses.keys ? (await decodeBody(req.headers, req.body)).bytes : req.body;
     const value = uses.keys ? await bodyValue(req.headers, received) : undefined;
+    // {{body.x}} over a body that is neither JSON nor a form renders as missing, as documented; the record
+    // says why, so a reply such as `"amount": null` is not a mystery.
+    const note =
+      uses.keys && value === undefined && received.byteLength > 0
+        ? 'the request body is not JSON (or it nests too deep) nor a form, so every {{body.<path>}} rendered as missing'
+        : undefined;
     const query = new URLSearchParams(req.query ?? '');
     const ctx: TemplateContext = {
       requestId,
@@ -168,7 +208,7 @@ export function createCaptureService(
     if (rule.rule.statusCode < 200) {
       throw new ReplyError(`status ${rule.rule.statusCode} cannot be a final response`);
     }
-    return { status: rule.rule.statusCode, headers, body };
+    return { status: rule.rule.statusCode, headers, body, note };
   }
 
   /** The reply the sandbox's rules give this request (rendered, not yet stored). */
@@ -177,12 +217,12 @@ export function createCaptureService(
     req: CapturedRequest,
     requestId: string,
     now: Date,
-  ): Promise<{ status: number; headers: Array<[string, string]>; body: Buffer; mockName: string | null }> {
+  ): Promise<RenderedReply & { mockName: string | null }> {
     const choice = chooseRuleWithin(target.rules, req.method, req.path);
     const match = choice.match;
     const preflight =
       req.method === 'OPTIONS' && headerValue(req.headers, 'access-control-request-method') !== undefined;
-    let out: { status: number; headers: Array<[string, string]>; body: Buffer };
+    let out: RenderedReply;
     let mockName: string | null = null;
     if (match === null && preflight) {
       out = { status: 204, headers: corsPreflight(req), body: Buffer.alloc(0) };
@@ -259,18 +299,21 @@ export function createCaptureService(
     },
 
     /**
-     * Chooses and renders the reply, commits the request with it, then returns the reply; undefined when
-     * the sandbox is gone. If its rules changed since admission, the reply is chosen again by the new ones.
+     * Chooses and renders the reply, commits the request with it (and with the reply as it will go on the wire:
+     * status, every header, the body up to 64 KB), then returns the reply; undefined when the sandbox is gone.
+     * If its rules changed since admission, the reply is chosen again by the new ones.
      */
-    async record(target: CaptureTarget, sent: CapturedRequest): Promise<CaptureReply | undefined> {
+    async record(target: CaptureTarget, received: CapturedRequest): Promise<CaptureReply | undefined> {
       const requestId = newItemId();
       // The session cookie is gone before anything reads the headers: the reply's templates, the store.
-      const shielded = shieldSessionCookies(sent.headers);
-      const req = { ...sent, headers: shielded.headers };
+      const shielded = shieldSessionCookies(received.headers);
+      const req = { ...received, headers: shielded.headers };
       let current: CachedSandbox | undefined = target;
       for (let attempt = 0; attempt < 5; attempt++) {
         const now = clock.now();
         const out = await reply(current, req, requestId, now);
+        const sent = onTheWire(req, out);
+        const recorded = recordedPrefix(sent.body, MAX_RECORDED_REPLY_BYTES);
         let stored: boolean;
         try {
           stored = await writer.submit({
@@ -291,6 +334,10 @@ export function createCaptureService(
               mock_status_code: out.status,
               mock_name: out.mockName,
               redacted_cookies: shielded.redacted.length === 0 ? null : JSON.stringify(shielded.redacted),
+              response_headers: JSON.stringify(sent.headers),
+              response_body: recorded,
+              response_size_bytes: sent.body.byteLength,
+              response_note: out.note ?? null,
             },
           });
         } catch (err) {
@@ -299,7 +346,7 @@ export function createCaptureService(
         }
         if (stored) {
           bus.publish({ kind: 'request', sandboxId: current.id, id: requestId });
-          return { status: out.status, headers: out.headers, body: out.body, requestId };
+          return { status: out.status, headers: sent.headers, body: sent.body, requestId };
         }
         current = await load(current.id, clock.now());
         if (current === undefined) return undefined;

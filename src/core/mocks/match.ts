@@ -4,7 +4,7 @@
 // hold the event loop for long whatever rules a sandbox has.
 import { setImmediate } from 'node:timers/promises';
 import { compilePattern, type CompiledPattern, type Segment } from './pattern.ts';
-import { parseTemplate, type TemplatePart } from './template.ts';
+import { isJsonBody, markJsonStrings, parseTemplate, type TemplatePart } from './template.ts';
 import type { StoredMockRule } from './types.ts';
 
 export interface CompiledRule {
@@ -73,7 +73,12 @@ function compileRule(rule: StoredMockRule): CompiledRule {
   return {
     rule,
     pattern: pattern.pattern,
-    body: rule.body === null ? null : template(rule.body),
+    body:
+      rule.body === null
+        ? null
+        : isJsonBody(rule.headers, rule.body)
+          ? markJsonStrings(template(rule.body))
+          : template(rule.body),
     headers: Object.entries(rule.headers).map(
       ([name, value]) => [name, template(value)] as [string, TemplatePart[]],
     ),

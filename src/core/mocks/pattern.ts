@@ -28,6 +28,52 @@ export type PatternResult =
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+/** An Express-style parameter segment: `:id` is `{id}`, `:rest*` is `{rest*}` (issue 35). */
+const COLON_PARAM = /^:([A-Za-z_][A-Za-z0-9_]*)(\*?)$/;
+/** A segment that opens like an Express parameter; one that is not a whole `:name` is refused at save. */
+const COLON_START = /^:[A-Za-z_]/;
+
+function isRegexPattern(text: string): boolean {
+  return text.trim().startsWith('regex:');
+}
+
+/**
+ * The pattern with Express-style `:name` and `:name*` segments written as `{name}` and `{name*}`, which is
+ * how a saved rule stores and returns it; anything else (a colon inside a segment such as `/v1/a:b`, regex
+ * patterns) is kept as written.
+ */
+export function normalizePattern(pattern: string): string {
+  if (isRegexPattern(pattern)) return pattern;
+  return pattern
+    .split('/')
+    .map((segment) => {
+      const m = COLON_PARAM.exec(segment);
+      return m === null ? segment : `{${m[1]}${m[2]}}`;
+    })
+    .join('/');
+}
+
+/**
+ * Why a pattern's Express-style segment cannot be taken as a parameter, naming the form to write; checked
+ * when rules are saved, never by the matcher (which keeps such a segment literal, as a stored rule had it).
+ * undefined when there is none.
+ */
+export function colonSegmentProblem(pattern: string): string | undefined {
+  if (isRegexPattern(pattern)) return undefined;
+  const optional = /(?:^|\/):([A-Za-z_][A-Za-z0-9_]*)\?/.exec(pattern);
+  if (optional !== null) {
+    return `":${optional[1]}?" (an optional parameter) is not supported: use two rules, or {${optional[1]}*} for zero or more segments`;
+  }
+  for (const segment of pattern.split('/')) {
+    if (!COLON_START.test(segment) || COLON_PARAM.test(segment)) continue;
+    const name = /^:([A-Za-z_][A-Za-z0-9_]*)/.exec(segment)?.[1] as string;
+    if (segment === `:${name}+`) {
+      return `":${name}+" is not supported: use {${name}*} (zero or more segments) or a regex: pattern`;
+    }
+    return `segment "${segment}": a parameter must be a whole segment, written {${name}} (or :${name}); use regex: to match part of a segment`;
+  }
+  return undefined;
+}
 
 export function isAnyPattern(pattern: string | null | undefined): boolean {
   return pattern === null || pattern === undefined || ['', '**', '/**'].includes(pattern.trim());
@@ -44,6 +90,8 @@ function decodeSegment(segment: string): string | null {
 function parseSegment(raw: string): Segment | string {
   if (raw === '*') return { type: 'wildcard' };
   if (raw === '**') return { type: 'rest', name: null };
+  const colon = COLON_PARAM.exec(raw);
+  if (colon !== null) return parseSegment(`{${colon[1]}${colon[2]}}`);
   const param = /^\{([^{}]*)\}$/.exec(raw);
   if (param !== null) {
     const inner = param[1] ?? '';

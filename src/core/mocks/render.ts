@@ -90,10 +90,15 @@ function renderExpr(expr: Expr, ctx: TemplateContext): string {
   if ((value === MISSING || value === null || value === undefined) && expr.fallback !== undefined) {
     value = expr.fallback;
   }
-  if (expr.filters.length === 0) return asText(value);
-  let out: unknown = value;
-  for (const filter of expr.filters) out = applyFilter(filter, out);
-  return out as string;
+  let out: string;
+  if (expr.filters.length === 0) out = asText(value);
+  else {
+    let filtered: unknown = value;
+    for (const filter of expr.filters) filtered = applyFilter(filter, filtered);
+    out = filtered as string;
+  }
+  // Inside a string of a JSON body the text goes in as string content, so the document stays JSON.
+  return expr.inJsonString === true ? JSON.stringify(out).slice(1, -1) : out;
 }
 
 /** Renders `parts`; `maxLength` bounds the output (in UTF-16 units) so a reply cannot balloon. */

@@ -5,7 +5,7 @@ import { isServiceCookieName, setCookieName } from '../http/sessionShield.ts';
 import { newId } from '../random.ts';
 import { mockRuleInput, updateMocksEnvelope, type MockRuleInput } from '../schemas.ts';
 import { parseInput, zodErrors } from '../validation.ts';
-import { compilePattern, isAnyPattern } from './pattern.ts';
+import { colonSegmentProblem, compilePattern, isAnyPattern, normalizePattern } from './pattern.ts';
 import { parseTemplate } from './template.ts';
 import type { StoredMockRule } from './types.ts';
 
@@ -36,9 +36,13 @@ function checkRule(input: MockRuleInput, at: string, errors: FieldError[]): Stor
   if (method === null)
     errors.push({ path: `${at}.method`, message: 'must be an HTTP method such as GET, or ANY' });
 
-  const pattern = isAnyPattern(input.pattern) ? '/**' : (input.pattern as string).trim();
+  const written = isAnyPattern(input.pattern) ? '/**' : (input.pattern as string).trim();
+  // Express-style `:id` is stored as `{id}`, the one form rules are returned in.
+  const pattern = normalizePattern(written);
   const compiled = compilePattern(pattern);
-  if (!compiled.ok) errors.push({ path: `${at}.pattern`, message: compiled.message });
+  const colonProblem = colonSegmentProblem(written);
+  if (colonProblem !== undefined) errors.push({ path: `${at}.pattern`, message: colonProblem });
+  else if (!compiled.ok) errors.push({ path: `${at}.pattern`, message: compiled.message });
 
   if (isFallback && (method !== 'ANY' || (compiled.ok && compiled.pattern.kind !== 'any'))) {
     errors.push({

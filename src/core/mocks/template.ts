@@ -11,6 +11,8 @@ export interface Expr {
   keys: Key[];
   fallback: string | undefined;
   filters: Filter[];
+  /** Sits inside a string of a JSON body: the rendered text is escaped as JSON string content. */
+  inJsonString?: true;
 }
 
 export type TemplatePart = string | Expr;
@@ -156,4 +158,44 @@ export function parseTemplate(text: string): TemplateResult {
 
 export function hasExpressions(parts: TemplatePart[]): boolean {
   return parts.some((p) => typeof p !== 'string');
+}
+
+/** Whether a Content-Type value names JSON: `application/json` or any `+json` type, parameters aside. */
+export function isJsonMediaType(value: string): boolean {
+  const type = (value.split(';')[0] ?? '').trim().toLowerCase();
+  return type === 'application/json' || (type.includes('/') && type.endsWith('+json'));
+}
+
+/**
+ * Whether a rule's body is JSON: its Content-Type says so, or it sets none and the body opens with `{` or
+ * `[` (the reply then goes out as JSON when it parses, design section 5).
+ */
+export function isJsonBody(headers: Record<string, string>, body: string): boolean {
+  const type = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type');
+  if (type !== undefined) return isJsonMediaType(type[1]);
+  const start = body.trimStart();
+  return start.startsWith('[') || (start.startsWith('{') && !start.startsWith('{{'));
+}
+
+/**
+ * The parts of a JSON body template with every expression that sits inside a string literal marked, so that
+ * a `"`, `\` or newline in the value cannot end the string: `{"id":"{{path.id}}"}` stays JSON whatever the
+ * id. An expression outside a string (a whole value, `{{body.x|json}}`) is left as it is.
+ */
+export function markJsonStrings(parts: TemplatePart[]): TemplatePart[] {
+  let inString = false;
+  let escaped = false;
+  return parts.map((part) => {
+    if (typeof part !== 'string') {
+      // The inserted text is escaped whole: nothing it contains carries over to the literal after it.
+      escaped = false;
+      return inString ? { ...part, inJsonString: true } : part;
+    }
+    for (const c of part) {
+      if (escaped) escaped = false;
+      else if (inString && c === '\\') escaped = true;
+      else if (c === '"') inString = !inString;
+    }
+    return part;
+  });
 }

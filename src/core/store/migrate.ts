@@ -21,6 +21,7 @@ import * as m015 from './migrations/015_oauth_client_use.ts';
 import * as m017 from './migrations/017_server_secrets.ts';
 import * as m018 from './migrations/018_embedded_analyze_columns.ts';
 import * as m019 from './migrations/019_request_redacted_cookies.ts';
+import * as m020 from './migrations/020_request_reply.ts';
 import * as m021 from './migrations/021_wait_marks_tombstones.ts';
 
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '017_server_secrets': m017,
   '018_embedded_analyze_columns': m018,
   '019_request_redacted_cookies': m019,
+  '020_request_reply': m020,
   '021_wait_marks_tombstones': m021,
 };
 

@@ -92,6 +92,14 @@ export interface RequestsTable {
   mock_name: string | null;
   /** Names of the dashboard session cookies removed from the Cookie header before it was stored. */
   redacted_cookies: Json<string[]> | null;
+  /** The reply's headers as written to the wire, [name, value] in order; null on rows from before migration 020. */
+  response_headers: Json<Array<[string, string]>> | null;
+  /** The reply's body as sent, cut at MAX_RECORDED_REPLY_BYTES (at a UTF-8 character boundary). */
+  response_body: Uint8Array | null;
+  /** The size of the whole reply body as sent, cut or not. */
+  response_size_bytes: number | null;
+  /** Why the reply may not be what the rule's author expected (a template read a body it could not parse). */
+  response_note: string | null;
   is_read: Generated<boolean>;
 }
 

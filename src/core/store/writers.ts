@@ -82,7 +82,8 @@ function requestWriter(db: Kysely<Database>, tuning: Tuning): RequestWriter {
     {
       maxItems: 256,
       maxBytes: 8 * 1024 * 1024,
-      sizeOf: (item) => Number(item.row.size_bytes),
+      // The recorded reply (at most 64 KB) travels in the same statement as the request's body.
+      sizeOf: (item) => Number(item.row.size_bytes) + (item.row.response_body?.byteLength ?? 0),
       concurrency: tuning.commitConcurrency,
       failsEveryItem: isDiskRefusal,
     },

@@ -1,5 +1,5 @@
-// The HTTP stream of a sandbox: list, detail with parsed views, read flag, raw request, file parts, delete one,
-// clear.
+// The HTTP stream of a sandbox: list, detail with parsed views, read flag, raw request and raw reply, file
+// parts, delete one, clear.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Core } from '../../core/core.ts';
@@ -50,6 +50,13 @@ export function requestRoutes(app: FastifyInstance, core: Core): void {
     const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
     const raw = await requests.raw(request.principal.workspaceId, sandboxId, requestId);
     return sendDownload(reply, raw, 'message/http', `${requestId}.http`);
+  });
+
+  // The reply the mock sent, as an HTTP message (status line, headers as sent, the body's first 64 KB).
+  app.get(`${base}/:requestId/response/raw`, async (request, reply) => {
+    const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
+    const raw = await requests.rawResponse(request.principal.workspaceId, sandboxId, requestId);
+    return sendDownload(reply, raw, 'message/http', `${requestId}-response.http`);
   });
 
   app.get(`${base}/:requestId/files/:index`, async (request, reply) => {

@@ -8,7 +8,7 @@ const COLUMNS = {
   requests: ['body', 'headers'],
 } as const;
 
-async function hasLz4(db: Kysely<unknown>): Promise<boolean> {
+export async function hasLz4(db: Kysely<unknown>): Promise<boolean> {
   const found = await sql<{ lz4: boolean }>`select 'lz4' = any(enumvals) as lz4 from pg_settings
     where name = 'default_toast_compression'`.execute(db);
   return found.rows[0]?.lz4 === true;

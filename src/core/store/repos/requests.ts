@@ -48,6 +48,10 @@ const REQUEST_COLUMNS: ReadonlyArray<TypedColumn<NewRequestRow>> = [
   ['mock_status_code', 'integer'],
   ['mock_name', 'text'],
   ['redacted_cookies', 'jsonb'],
+  ['response_headers', 'jsonb'],
+  ['response_body', 'bytea'],
+  ['response_size_bytes', 'integer'],
+  ['response_note', 'text'],
 ];
 
 /**

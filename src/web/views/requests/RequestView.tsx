@@ -1,4 +1,5 @@
-// One captured request: what answered it, its query and headers as sent, its body, and curl/raw/HAR exports.
+// One captured request: what answered it, its query and headers as sent, its body, the reply sent, and
+// curl/raw/HAR exports.
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../../api.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
@@ -7,6 +8,7 @@ import { useBusyAction } from '../shared/busyAction.ts';
 import { ItemDetail } from '../shared/ItemDetail.tsx';
 import { NameValueTable } from '../shared/NameValueTable.tsx';
 import { RequestBody } from './RequestBody.tsx';
+import { RequestReply } from './RequestReply.tsx';
 import { curlCommand, needsRawBody, rawBody } from './curl.ts';
 import { downloadText, downloadUrl } from './download.ts';
 import { harLog } from './har.ts';
@@ -130,6 +132,7 @@ export function RequestView({
         </p>
       )}
       <RequestBody detail={detail} filesBase={`/api/v1${base}/files`} />
+      <RequestReply reply={detail.response} />
     </ItemDetail>
   );
 }

@@ -33,7 +33,35 @@ function postData(detail: RequestDetail) {
   return data;
 }
 
-/** One HAR entry; sandtrap records the request and the status it answered, so the response part is that much. */
+/** The reply sent, as far as it was recorded (requests captured before replies were kept have the status only). */
+function harResponse(detail: RequestDetail) {
+  const reply = detail.response;
+  const headers = reply?.headers.map((h) => ({ name: h.name, value: h.value })) ?? [];
+  const content: { size: number; mimeType: string; text?: string; encoding?: string; comment?: string } = {
+    size: reply?.sizeBytes ?? -1,
+    mimeType: headers.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? '',
+  };
+  if (reply !== null && reply.body !== null) {
+    content.text = reply.body;
+    if (reply.bodyEncoding === 'base64') content.encoding = 'base64';
+    if (reply.bodyTruncated) content.comment = 'body cut at 64 KB by sandtrap';
+  }
+  const rule = detail.mockName === null ? 'default reply' : `mock rule: ${detail.mockName}`;
+  return {
+    status: detail.mockStatusCode,
+    statusText: '',
+    httpVersion: 'HTTP/1.1',
+    cookies: [],
+    headers,
+    content,
+    redirectURL: headers.find((h) => h.name.toLowerCase() === 'location')?.value ?? '',
+    headersSize: -1,
+    bodySize: reply?.sizeBytes ?? -1,
+    comment: reply === null || reply.note === null ? rule : `${rule}; ${reply.note}`,
+  };
+}
+
+/** One HAR entry: the request as received and the reply sandtrap sent. */
 export function harEntry(detail: RequestDetail, captureUrl: string) {
   const request: Record<string, unknown> = {
     method: detail.method,
@@ -51,18 +79,7 @@ export function harEntry(detail: RequestDetail, captureUrl: string) {
     startedDateTime: detail.receivedAt,
     time: 0,
     request,
-    response: {
-      status: detail.mockStatusCode,
-      statusText: '',
-      httpVersion: 'HTTP/1.1',
-      cookies: [],
-      headers: [],
-      content: { size: -1, mimeType: '' },
-      redirectURL: '',
-      headersSize: -1,
-      bodySize: -1,
-      comment: detail.mockName === null ? 'default reply' : `mock rule: ${detail.mockName}`,
-    },
+    response: harResponse(detail),
     cache: {},
     timings: { send: 0, wait: 0, receive: 0 },
     comment: `sandtrap request ${detail.id} from ${detail.sourceIp ?? 'unknown source'}`,
