@@ -238,6 +238,18 @@ export const requestSchema = requestSummarySchema.extend({
   content_encoding: nullableString,
   body_decoding: z.enum(['none', 'decoded', 'cut', 'failed']),
   body_note: nullableString,
+  response: z
+    .object({
+      status_code: z.number(),
+      headers: nameValues,
+      body: nullableString,
+      body_encoding: z.enum(['utf8', 'base64']),
+      body_truncated: z.boolean().describe('The recorded reply body stops at 64 KB.'),
+      size_bytes: z.number(),
+      note: nullableString.describe('Why a template rendered as it did (e.g. a request body that is not JSON).'),
+    })
+    .nullable()
+    .describe('The reply the mock sent, as it went on the wire; null for requests captured before it was kept.'),
   files: z.array(
     z.object({
       index: z.number(),
@@ -291,6 +303,18 @@ export function requestView(
     content_encoding: r.contentEncoding,
     body_decoding: r.bodyDecoding,
     body_note: r.bodyNote,
+    response:
+      r.response === null || r.response === undefined
+        ? null
+        : {
+            status_code: r.response.statusCode,
+            headers: r.response.headers,
+            body: r.response.body,
+            body_encoding: r.response.bodyEncoding,
+            body_truncated: r.response.bodyTruncated,
+            size_bytes: r.response.sizeBytes,
+            note: r.response.note,
+          },
     files: r.files.map((f) => ({
       index: f.index,
       field: f.field,

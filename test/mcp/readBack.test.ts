@@ -157,6 +157,41 @@ describeEachStore('MCP read-back (issue 35)', (getStore) => {
     },
   );
 
+  it(
+    'an Express-style pattern matches, a quoted value renders valid JSON, and the reply sent is shown',
+    T,
+    async () => {
+      const sb = await ok(http, 'create_sandbox', { name: 'mock' });
+      const set = await ok(http, 'set_mock_rules', {
+        sandbox_id: sb.sandbox_id,
+        rules: [
+          {
+            name: 'user',
+            method: 'GET',
+            pattern: '/v1/users/:id',
+            status_code: 201,
+            headers: { 'content-type': 'application/json' },
+            body: '{"id":"{{path.id}}","ok":true}',
+          },
+        ],
+      });
+      assert.equal(set.mock_rules[0].pattern, '/v1/users/{id}', 'stored in the {id} form');
+      const sent = await capture(sb.capture_url, `/v1/users/${encodeURIComponent('a"b\\c')}`);
+      assert.equal(sent.status, 201);
+      assert.deepEqual(JSON.parse(sent.body), { id: 'a"b\\c', ok: true });
+      for (const [, client] of doors()) {
+        const got = await ok(client, 'get_request', {
+          sandbox_id: sb.sandbox_id,
+          request_id: sent.requestId,
+        });
+        const reply = got.request.response;
+        assert.equal(reply.status_code, 201);
+        assert.equal(reply.body, sent.body, 'the body the app received');
+        assert.ok(reply.headers.some((h: any) => h.name.toLowerCase() === 'content-type'));
+      }
+    },
+  );
+
   it('a body past 256 KB says so and its raw bytes are a resource read whole', T, async () => {
     const sb = await ok(http, 'create_sandbox', { name: 'big' });
     const body = `{"blob":"${'é'.repeat(300_000)}"}`;
