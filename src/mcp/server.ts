@@ -18,9 +18,9 @@ export const SERVER_INSTRUCTIONS = `sandtrap captures email and HTTP requests fr
 Canonical flow:
 1. create_sandbox -> returns email_address, smtp {host, port, username, password} (STARTTLS) and capture_url.
 2. Point the app at them: sign up with email_address, or configure its SMTP settings; send webhooks/API calls to capture_url/<path>.
-3. wait_for_email (or wait_for_request) with the sandbox_id. The email comes back with otp.code and links already extracted.
-4. Use the code or link. To wait for the next item in the same sandbox, pass after: <id of the item you handled>.
-Timeouts are results (status "timeout"), not errors. set_mock_rules controls what capture_url replies.`;
+3. wait_for_email (or wait_for_request) with the sandbox_id. The email comes back with otp.code and primary_link already extracted.
+4. Use the code or link. A wait never returns an item older than one a wait already returned in that sandbox, so calling it again gets the next one.
+Timeouts are results (status "timeout"); status "still_waiting" means call again with continue_with.arguments. set_mock_rules controls what capture_url replies.`;
 
 const NEXT_STEP: Record<string, string> = {
   not_found:
