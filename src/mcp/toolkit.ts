@@ -9,6 +9,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress when the client asked for it (a progress token); a no-op otherwise. */
   progress(progress: number, total: number | undefined, message: string): Promise<void>;
+  /** The call runs as an MCP task (tasks/): no client waits on it, so no client timeout applies to a wait. */
+  asTask?: boolean;
 }
 
 export interface ToolAnnotations {
