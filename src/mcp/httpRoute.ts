@@ -15,6 +15,7 @@ import { inProcessBackend } from './backend.ts';
 import { bearerChallenge } from './bearerChallenge.ts';
 import { sameServerCheck } from './originCheck.ts';
 import { buildMcpServer } from './server.ts';
+import { TaskStore } from './tasks/index.ts';
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
 const MCP_BODY_LIMIT = 1024 * 1024;
@@ -101,11 +102,15 @@ export function installMcpRoute(app: FastifyInstance, core: Core, version: strin
   // Stateless: a cancellation arrives as its own POST, so calls in flight are found by key and request id.
   const inFlight = new Map<string, AbortController>();
   const flightKey = (owner: string, id: string | number) => `${owner}\u0000${typeof id}:${id}`;
+  // MCP tasks (2026-07-28 only) live in this process, each its workspace's: any later request can read them.
+  const taskStore = new TaskStore();
+  app.addHook('onClose', async () => taskStore.close());
   const handler = createMcpHandler(
     (ctx) => {
       const principal = ctx.authInfo?.extra?.principal as Principal | undefined;
       if (principal === undefined) throw new Error('MCP request without an authenticated principal');
-      return buildMcpServer(() => inProcessBackend(core, principal), version);
+      const tasks = ctx.era === 'modern' ? { store: taskStore, owner: principal.workspaceId } : undefined;
+      return buildMcpServer(() => inProcessBackend(core, principal), version, { tasks });
     },
     { legacy: 'stateless', keepAliveMs: 15_000 },
   );

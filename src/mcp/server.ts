@@ -3,12 +3,18 @@
 // closed set of codes and the tools' own refusals reach the agent; anything else is a generic INTERNAL result
 // carrying the request id, logged here with its detail.
 import { randomUUID } from 'node:crypto';
-import { McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type RegisteredTool,
+} from '@modelcontextprotocol/server';
+import { closestArg } from './closestArg.ts';
 import { pino } from 'pino';
 import { isAppError } from '../core/errors.ts';
 import { RemoteInternalError, type McpBackend } from './backend.ts';
-import { closestArg } from './closestArg.ts';
 import { portableSchema } from './portableSchema.ts';
+import { installTasks, type TaskStore } from './tasks/index.ts';
 import { ToolError, type ToolContext, type ToolDefinition } from './toolkit.ts';
 import { renamePath, renamePathsIn } from './tools/coreArgs.ts';
 import { tools } from './tools/index.ts';
@@ -41,7 +47,12 @@ export interface ErrorLog {
 export interface McpServerOptions {
   /** Logs unexpected failures with their detail; default JSON lines on stderr (stdout is the stdio protocol). */
   log?: ErrorLog;
+  /** Serve the MCP Tasks extension (2026-07-28 instances only): the process's tasks, and whose they are. */
+  tasks?: { store: TaskStore; owner: string };
 }
+
+/** The waits, the calls that can outlive a client's timeout, may run as tasks. */
+const TASK_TOOLS: ReadonlySet<string> = new Set(['wait_for_email', 'wait_for_request']);
 
 let stderrLog: ErrorLog | undefined;
 function defaultLog(): ErrorLog {
@@ -114,13 +125,53 @@ export function errorResult(
   return result(`${err.code.toUpperCase()}: ${what}. ${NEXT_STEP[err.code] ?? ''}`.trim());
 }
 
+/** What one run of a tool gets from its caller: abort, progress, and the scope its failures are logged under. */
+interface ToolRun {
+  signal: AbortSignal;
+  progress: ToolContext['progress'];
+  scope: CallScope;
+  asTask?: boolean;
+  /** The client sent a progress token: progress every 5 s resets its call timeout. */
+  reportsProgress?: boolean;
+}
+
+/** The per-call body: the tool's handler, its output checked, every failure an `isError` result. */
+async function runTool(tool: ToolDefinition, args: unknown, backend: McpBackend, run: ToolRun) {
+  try {
+    const context: ToolContext = {
+      backend,
+      signal: run.signal,
+      progress: run.progress,
+      asTask: run.asTask,
+      outlivesClientTimeout: run.asTask === true || run.reportsProgress === true,
+    };
+    const structured = (await tool.handler(args as never, context)) as Record<string, unknown>;
+    // Checked here rather than left to the SDK, whose refusal text would name our own schema to the agent.
+    const checked = tool.outputSchema.safeParse(structured);
+    if (!checked.success) throw new Error(`${tool.name} broke its output schema: ${checked.error.message}`);
+    return {
+      structuredContent: structured,
+      content: [
+        { type: 'text' as const, text: JSON.stringify(structured) },
+        ...rawLinks(args as Record<string, unknown>, structured),
+      ],
+    };
+  } catch (err) {
+    // A cancelled call's answer is never read; its abort is no failure worth a log line.
+    if (run.signal.aborted && !isAppError(err) && !(err instanceof ToolError)) {
+      return result('CANCELLED: The call was cancelled. Call again if the result is still needed.');
+    }
+    return errorResult(err, tool, run.scope);
+  }
+}
+
 function register(
   server: McpServer,
   tool: ToolDefinition,
   backendFor: () => McpBackend,
   options: McpServerOptions,
-): void {
-  server.registerTool(
+): RegisteredTool {
+  return server.registerTool(
     tool.name,
     {
       title: tool.title,
@@ -131,47 +182,33 @@ function register(
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (args: unknown, ctx) => {
-      const scope = scopeOf(ctx as HandlerContext, options);
       const token = ctx.mcpReq._meta?.progressToken;
-      try {
-        const context: ToolContext = {
-          backend: backendFor(),
-          signal: ctx.mcpReq.signal,
-          outlivesClientTimeout: token !== undefined,
-          async progress(progress, total, message) {
-            if (token === undefined) return;
-            await ctx.mcpReq.notify({
-              method: 'notifications/progress',
-              params: {
-                progressToken: token,
-                progress,
-                ...(total === undefined ? {} : { total }),
-                message,
-              },
-            });
-          },
-        };
-        const structured = (await tool.handler(args as never, context)) as Record<string, unknown>;
-        // Checked here rather than left to the SDK, whose refusal text would name our own schema to the agent.
-        const checked = tool.outputSchema.safeParse(structured);
-        if (!checked.success)
-          throw new Error(`${tool.name} broke its output schema: ${checked.error.message}`);
-        return {
-          structuredContent: structured,
-          content: [
-            { type: 'text' as const, text: JSON.stringify(structured) },
-            ...rawLinks(args as Record<string, unknown>, structured),
-          ],
-        };
-      } catch (err) {
-        // A cancelled call's answer is never read; its abort is no failure worth a log line.
-        if (ctx.mcpReq.signal.aborted && !isAppError(err) && !(err instanceof ToolError)) {
-          return result('CANCELLED: The call was cancelled. Call again if the result is still needed.');
-        }
-        return errorResult(err, tool, scope);
-      }
+      return runTool(tool, args, backendFor(), {
+        signal: ctx.mcpReq.signal,
+        scope: scopeOf(ctx as HandlerContext, options),
+        reportsProgress: token !== undefined,
+        async progress(progress, total, message) {
+          if (token === undefined) return;
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
+          });
+        },
+      });
     },
   );
+}
+
+/**
+ * The SDK validates arguments before a handler runs (with core's schemas, see tools/coreArgs.ts) and words that
+ * refusal itself; reword it in the `<CODE>: <what>. <next>` form agents get for every other error, as
+ * INVALID_INPUT like core's own refusals. Any other text the SDK would send is an unplanned failure: it becomes
+ * the generic INTERNAL result. (`createToolError` is the SDK's one hook for the text of a failed call; it is
+ * not in its public types.)
+ */
+function rewordSdkErrors(server: McpServer, options: McpServerOptions): void {
+  const target = server as unknown as { createToolError(message: string): unknown };
+  target.createToolError = (message: string) => sdkErrorResult(message, options);
 }
 
 /**
@@ -194,31 +231,21 @@ function unknownArgs(toolName: string, detail: string): string | undefined {
   );
 }
 
-/**
- * The SDK validates arguments before a handler runs (with core's schemas, see tools/coreArgs.ts) and words that
- * refusal itself; reword it in the `<CODE>: <what>. <next>` form agents get for every other error, as
- * INVALID_INPUT like core's own refusals. Any other text the SDK would send is an unplanned failure: it becomes
- * the generic INTERNAL result. (`createToolError` is the SDK's one hook for the text of a failed call; it is
- * not in its public types.)
- */
-function rewordSdkErrors(server: McpServer, options: McpServerOptions): void {
-  const target = server as unknown as { createToolError(message: string): unknown };
-  target.createToolError = (message: string) => {
-    const invalid =
-      /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(
-        message,
-      );
-    if (invalid === null) {
-      return internalResult(new Error(message), '(sdk)', scopeOf({}, options));
-    }
-    const name = invalid[1] ?? '';
-    const unknown = unknownArgs(name, invalid[2] ?? '');
-    if (unknown !== undefined) return result(unknown);
-    return result(
-      `INVALID_INPUT: Invalid arguments for ${name}: ${(invalid[2] ?? '').trim().replace(/\.$/, '')}. ` +
-        'Fix the named arguments (see the tool input schema) and call again.',
+/** McpServer's text for a failed call (an argument refusal, or something unplanned) as our kind of result. */
+function sdkErrorResult(message: string, options: McpServerOptions) {
+  const invalid =
+    /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(
+      message,
     );
-  };
+  if (invalid === null) {
+    return internalResult(new Error(message), '(sdk)', scopeOf({}, options));
+  }
+  const unknown = unknownArgs(invalid[1] ?? '', invalid[2] ?? '');
+  if (unknown !== undefined) return result(unknown);
+  return result(
+    `INVALID_INPUT: Invalid arguments for ${invalid[1]}: ${(invalid[2] ?? '').trim().replace(/\.$/, '')}. ` +
+      'Fix the named arguments (see the tool input schema) and call again.',
+  );
 }
 
 /** The raw source of an email or the raw bytes of a request, read with resources/read: never cut. */
@@ -281,8 +308,23 @@ export function buildMcpServer(
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     },
   );
-  for (const tool of tools) register(server, tool, backendFor, options);
+  const registered = new Map(tools.map((t) => [t.name, register(server, t, backendFor, options)]));
   registerRawResources(server, backendFor);
   rewordSdkErrors(server, options);
+  if (options.tasks !== undefined) {
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    installTasks(server, {
+      ...options.tasks,
+      tools: registered,
+      taskTools: TASK_TOOLS,
+      toolError: (message) => sdkErrorResult(message, options),
+      async runTool(name, args, run) {
+        const tool = byName.get(name);
+        if (tool === undefined) throw new Error(`No tool ${name}`);
+        const scope = scopeOf(run.request as HandlerContext, options);
+        return runTool(tool, args, backendFor(), { ...run, scope, asTask: true });
+      },
+    });
+  }
   return server;
 }

@@ -14,6 +14,8 @@ export interface ToolContext {
   outlivesClientTimeout: boolean;
   /** Reports progress when the client asked for it (a progress token); a no-op otherwise. */
   progress(progress: number, total: number | undefined, message: string): Promise<void>;
+  /** The call runs as an MCP task (tasks/): no client waits on it, so no client timeout applies to a wait. */
+  asTask?: boolean;
 }
 
 export interface ToolAnnotations {
