@@ -246,10 +246,14 @@ export const requestSchema = requestSummarySchema.extend({
       body_encoding: z.enum(['utf8', 'base64']),
       body_truncated: z.boolean().describe('The recorded reply body stops at 64 KB.'),
       size_bytes: z.number(),
-      note: nullableString.describe('Why a template rendered as it did (e.g. a request body that is not JSON).'),
+      note: nullableString.describe(
+        'Why a template rendered as it did (e.g. a request body that is not JSON).',
+      ),
     })
     .nullable()
-    .describe('The reply the mock sent, as it went on the wire; null for requests captured before it was kept.'),
+    .describe(
+      'The reply the mock sent, as it went on the wire; null for requests captured before it was kept.',
+    ),
   files: z.array(
     z.object({
       index: z.number(),

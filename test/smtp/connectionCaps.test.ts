@@ -64,7 +64,10 @@ describeEachStore('SMTP connection caps', (getStore, backend: StoreBackend) => {
     let ws: TestServerWorkspace;
     let sandbox: Sandbox;
     before(async () => {
-      server = await startWithInbound({ ...getStore(), close: async () => {} }, { SMTP_MAX_CONNECTIONS_PER_IP: '20' });
+      server = await startWithInbound(
+        { ...getStore(), close: async () => {} },
+        { SMTP_MAX_CONNECTIONS_PER_IP: '20' },
+      );
       ws = await server.workspace();
       sandbox = await ws.createSandbox({ name: 'caps' });
     });
