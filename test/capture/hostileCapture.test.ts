@@ -325,11 +325,20 @@ describeEachStore('hostile captures', (getStore) => {
       const list = await ws.api(`/sandboxes/${sb.id}/requests`);
       assert.equal(((await list.json()) as Page).items[0]?.id, got.requestId);
 
-      const viaGet = await ok(mcp, 'get_request', { sandbox_id: sb.id, request_id: got.requestId });
+      const viaGet = await ok(mcp, 'get_request', {
+        sandbox_id: sb.id,
+        request_id: got.requestId,
+        include: ['json'],
+      });
       assert.equal(viaGet.request.json, null);
-      assert.ok(viaGet.request.body.startsWith('[[[['), 'the body, cut for the agent');
+      assert.deepEqual(viaGet.request.json_paths, []);
+      assert.ok(viaGet.request.body.startsWith('[[[['), 'the body, whole for the agent');
       assert.match(viaGet.request.body_note, /deeper than 100 levels/);
-      const viaWait = await ok(mcp, 'wait_for_request', { sandbox_id: sb.id, timeout_seconds: 0 });
+      const viaWait = await ok(mcp, 'wait_for_request', {
+        sandbox_id: sb.id,
+        timeout_seconds: 0,
+        include: ['json'],
+      });
       assert.equal(viaWait.status, 'received');
       assert.equal(viaWait.request.id, got.requestId);
       assert.equal(viaWait.request.json, null);
