@@ -111,13 +111,3 @@ export const ORDER_WORDS: readonly string[] = [
   '订单', '訂單', '주문', '예약', 'คำสั่งซื้อ', 'đơn hàng', 'don-hang', 'pesanan', 'tempahan', 'سفارش', 'طلب',
   'الحجز', 'הזמנת', 'ऑर्डर', 'agizo', 'narudžb', 'porudžb', 'поръчк', 'užsakym', 'pasūtījum', 'tellimus',
 ]; // prettier-ignore
-
-/** Said of a link that works once or for a while: a sign-in link in such a sentence signs in by itself. */
-export const EXPIRY_WORDS: readonly string[] = [
-  'expire', 'only be used once', 'used once', 'one time', 'valid for', 'läuft ab', 'gültig', 'expira',
-  'caduca', 'valable', 'scade', 'valido', 'válido', 'geldig', 'ważny', 'ważn', 'platn', 'giltig', 'gyldig',
-  'voimassa', 'érvényes', 'valabil', 'geçerli', 'действительн', 'истекает', 'дійсн', 'ισχύει', 'λήγει',
-  'صالح', 'تنتهي', 'בתוקף', 'मान्य', '有効', '有效', '유효', 'หมดอายุ', 'hết hạn', 'hiệu lực', 'berlaku',
-  'sah selama', 'معتبر', 'منقضی', 'itaisha', 'kitaisha', 'derīg', 'galioja', 'kehtib', 'vrijedi', 'važi',
-  'валиден', 'kehtiv', 'vàlid',
-]; // prettier-ignore
