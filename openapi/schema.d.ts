@@ -1121,7 +1121,7 @@ export interface components {
             url: string;
             text: string;
             /** @enum {string} */
-            kind: "verify" | "reset" | "magic_login" | "unsubscribe" | "other";
+            kind: "verify" | "reset" | "magic_login" | "invite" | "unsubscribe" | "other";
         };
         RequestSummary: {
             /** Format: uuid */

@@ -128,7 +128,7 @@ export const otpSchema = z.object({
 export const linkSchema = z.object({
   url: z.string(),
   text: z.string(),
-  kind: z.enum(['verify', 'reset', 'magic_login', 'unsubscribe', 'other']),
+  kind: z.enum(['verify', 'reset', 'magic_login', 'invite', 'unsubscribe', 'other']),
 });
 
 export const emailSchema = emailSummarySchema.omit({ preview: true, attachment_count: true }).extend({

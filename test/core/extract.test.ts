@@ -10,7 +10,15 @@ import { digitsAndSpaces, PATHOLOGICAL_SHAPES } from '../helpers/hostileText.ts'
 import { printOtpReport, type OtpFixture } from '../helpers/otpReport.ts';
 
 /** The part of the OTP fixtures the extractor is tuned on; heldout-*.json is never read here. */
-const TUNE_FILES = ['corpus.json', 'tune-a.json', 'tune-b.json', 'tune-c.json', 'tune-d.json'];
+const TUNE_FILES = [
+  'corpus.json',
+  'tune-a.json',
+  'tune-b.json',
+  'tune-c.json',
+  'tune-d.json',
+  'tune-e.json',
+  'tune-f.json',
+];
 
 interface CorpusItem extends OtpFixture {
   expectedLinks?: Array<{ urlContains: string; kind: string }>;

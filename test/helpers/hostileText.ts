@@ -25,7 +25,7 @@ export const PATHOLOGICAL_SHAPES: ReadonlyArray<{ shape: string; code: string | 
   { shape: '&'.repeat(200_000), code: null, links: 0 },
   { shape: '&#'.repeat(100_000), code: null, links: 0 },
   { shape: '<a href="'.repeat(20_000), code: null, links: 0 },
-  { shape: `<b>${'<i>'.repeat(50_000)}123456`, code: '123456', links: 0 },
+  { shape: `<b>${'<i>'.repeat(50_000)}code 123456`, code: '123456', links: 0 },
   { shape: "<a x='".repeat(30_000), code: null, links: 0 },
   { shape: 'A1-'.repeat(60_000), code: null, links: 0 },
   { shape: `https://${'a'.repeat(200_000)}`, code: null, links: 1 },

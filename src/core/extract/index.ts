@@ -10,6 +10,7 @@ export {
   type OtpSource,
 } from './otp.ts';
 export { extractLinks, type ExtractedLink, type LinkKind, type LinksInput } from './links.ts';
+export { primaryLink, type PrimaryLink } from './primaryLink.ts';
 export {
   extractFromBody,
   MAX_MATCHES,

@@ -12,9 +12,11 @@ export interface Hit {
 
 /** Letters, digits and combining marks of scripts that separate words with spaces. */
 const WORD_CHAR =
-  /(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}])[\p{L}\p{N}\p{M}]/u;
+  /(?![\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}])[\p{L}\p{N}\p{M}]/u;
 const NEEDS_BOUNDARY =
-  /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Devanagari}0-9]/u;
+  /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Georgian}\p{Script=Armenian}\p{Script=Ethiopic}0-9]/u;
+/** Joiners that mail text drops (see lines.ts), dropped from entries too so both spell a word the same. */
+const JOINERS = /[\u200b-\u200d\u2060\ufeff\u00ad]/g;
 /** How far a "*" word reaches into the rest of its compound or ending, in characters. */
 const MAX_AFFIX = 16;
 
@@ -66,7 +68,8 @@ export function wordTable(entries: readonly Entry[]): WordTable {
   const compound: Word[] = [];
   const seen = new Set<string>();
   for (const e of entries) {
-    const [raw, weight, kind] = typeof e === 'string' ? [e, 1, 0] : [e[0], e[1], e[2] ?? 0];
+    const [entry, weight, kind] = typeof e === 'string' ? [e, 1, 0] : [e[0], e[1], e[2] ?? 0];
+    const raw = entry.replace(JOINERS, '');
     if (seen.has(`${kind} ${raw}`)) continue;
     seen.add(`${kind} ${raw}`);
     const anyPrefix = raw.startsWith('*');

@@ -2,7 +2,16 @@
 // HTML part, ranked by score; or, when the caller gives an RE2 pattern, its first match.
 import { joinCharCells } from './charCells.ts';
 import { htmlToLines, textToLines, type TextLine } from './lines.ts';
-import { codeWordWeight, scoreLines, type AnalysedLine } from './otpScore.ts';
+import {
+  codeWordWeight,
+  contextOf as mailContextOf,
+  joinContext,
+  readLine,
+  scoreLines,
+  type AnalysedLine,
+  type MailContext,
+  type ReadLine,
+} from './otpScore.ts';
 import { compileRe2, findAll, inputError, snippet } from './re2.ts';
 
 export type OtpSource = 'subject' | 'text' | 'html';
@@ -125,12 +134,25 @@ function inList(top: Ranked, others: Ranked[]): boolean {
   );
 }
 
+const NO_CONTEXT: MailContext = {
+  entryWord: false,
+  otherWord: false,
+  ambivalentWord: false,
+  codeWord: false,
+  oldWord: false,
+};
+
 const round = (n: number): number => Math.round(Math.min(1, Math.max(0, n)) * 100) / 100;
 
 function heuristic(input: OtpInput, minDigits: number, maxDigits: number): OtpResult {
   const byCode = new Map<string, Ranked>();
-  for (const [source, value] of sourcesOf(input)) {
-    for (const s of scoreLines(linesOf(source, value), minDigits, maxDigits)) {
+  const read: Array<[OtpSource, ReadLine[]]> = sourcesOf(input).map(([source, value]) => [
+    source,
+    linesOf(source, value).map((line) => readLine(line, minDigits, maxDigits)),
+  ]);
+  const context = read.map(([, lines]) => mailContextOf(lines)).reduce<MailContext>(joinContext, NO_CONTEXT);
+  for (const [source, lines] of read) {
+    for (const s of scoreLines(lines, context)) {
       const existing = byCode.get(s.token.code);
       if (existing !== undefined) existing.sources.add(source);
       if (existing !== undefined && existing.score >= s.score) continue;
@@ -150,7 +172,8 @@ function heuristic(input: OtpInput, minDigits: number, maxDigits: number): OtpRe
     }
   }
   const ranked = [...byCode.values()];
-  const subjectTopic = typeof input.subject === 'string' && codeWordWeight(input.subject) >= 0.8;
+  const subject = read.find(([source]) => source === 'subject')?.[1][0];
+  const subjectTopic = subject !== undefined && codeWordWeight(subject, context) >= 0.8;
   for (const r of ranked) {
     const inBody = r.sources.has('text') || r.sources.has('html');
     // The same code in the subject and the body is the sender pointing at it twice.
@@ -171,7 +194,11 @@ function heuristic(input: OtpInput, minDigits: number, maxDigits: number): OtpRe
     second !== undefined &&
     second.confidence >= OTP_THRESHOLD &&
     top.score - second.score < OTP_AMBIGUITY_MARGIN;
-  if (close || inList(top, ranked)) {
+  // A list of codes of one shape (backup codes) holds no code to type now.
+  if (inList(top, ranked)) {
+    return { status: 'not_found', code: null, confidence: 0, source: null, context: null, candidates };
+  }
+  if (close) {
     return { status: 'ambiguous', code: null, confidence: 0, source: null, context: null, candidates };
   }
   return { status: 'found', ...reported(top), candidates };

@@ -1,25 +1,66 @@
 // Scores OTP tokens: nearness to code words (and to words naming other numbers), standing alone on a
-// line, emphasis, and the negative rules. Scores are 0..~1.3 before the caller clamps them.
+// line, emphasis, old-versus-new wording, and the negative rules. Scores are 0..~1.3 before the caller clamps
+// them. A mail is read in two steps: each line once for its words and tokens (readLine), then, knowing what
+// the whole mail says (MailContext), into the hits the scoring uses (analyseLine).
 import { findHits, lowerSameLength, wordTable, type Hit } from './keywordHits.ts';
 import type { TextLine } from './lines.ts';
 import { nearFooter, numericRules, YEAR_FACTOR, type RuleResult } from './otpRules.ts';
 import { asciiFold, lineTokens, type Token } from './otpTokens.ts';
-import { CODE_WORDS, FOOTER_WORDS, NOT_OTP_CODES, OTHER_NUMBER_WORDS } from './vocabulary.ts';
+import {
+  AMBIVALENT_WORDS,
+  CODE_WORDS,
+  ENTRY_WORDS,
+  FOOTER_WORDS,
+  FRESH_WORDS,
+  NOT_OTP_CODES,
+  OLD_WORDS,
+  OTHER_NUMBER_WORDS,
+} from './vocabulary.ts';
 
 const CODE = 0;
 const NOT_OTP = 1;
 const OTHER = 2;
 const FOOTER = 3;
+const AMBIVALENT = 4;
+const OLD = 5;
+const FRESH = 6;
+const ENTRY = 7;
 /** Every list a line is read for, in one table so a line is scanned once. */
 const LABELS = wordTable([
   ...CODE_WORDS.map(([w, weight]) => [w, weight, CODE] as const),
   ...NOT_OTP_CODES.map((w) => [w, 1, NOT_OTP] as const),
   ...OTHER_NUMBER_WORDS.map((w) => [w, 1, OTHER] as const),
   ...FOOTER_WORDS.map((w) => [w, 1, FOOTER] as const),
+  ...AMBIVALENT_WORDS.map((w) => [w, 1, AMBIVALENT] as const),
+  ...OLD_WORDS.map((w) => [w, 1, OLD] as const),
+  ...FRESH_WORDS.map((w) => [w, 1, FRESH] as const),
+  ...ENTRY_WORDS.map((w) => [w, 1, ENTRY] as const),
 ]);
 
 interface LabelHit extends Hit {
   negative: boolean;
+}
+
+/** One line read once: its words of every list and its candidate tokens. */
+export interface ReadLine {
+  text: string;
+  emph: Array<[number, number]>;
+  all: Hit[];
+  tokens: Array<{ token: Token; rules: RuleResult | null }>;
+}
+
+/** What the whole mail says, which decides how some words on a line count. */
+export interface MailContext {
+  /** Some line asks to type a code in ("enter", "expires", "do not share"). */
+  entryWord: boolean;
+  /** Some line outside the footer labels another kind of number (order, amount, flight, booking). */
+  otherWord: boolean;
+  /** Some line has an ambivalent label ("approval code"). */
+  ambivalentWord: boolean;
+  /** Some line (or the subject) has a code word: a number no code word points at may still be the code. */
+  codeWord: boolean;
+  /** Some line calls a code old, previous or expired: "new" then picks the code to use. */
+  oldWord: boolean;
 }
 
 export interface AnalysedLine {
@@ -34,6 +75,8 @@ export interface AnalysedLine {
   /** Footer and postal-address words. */
   footer: Hit[];
   notOtpCode: boolean;
+  /** Old and new markers ("previous", "new"), sorted by start; kind OLD or FRESH. */
+  age: Hit[];
 }
 
 /** Hits not contained in any `outer` hit; both sorted by start, so one sweep suffices. */
@@ -51,13 +94,85 @@ function notInside(hits: Hit[], outer: Hit[]): Hit[] {
   return kept;
 }
 
-export function analyseLine(line: TextLine, minDigits = 4, maxDigits = 8): AnalysedLine {
+/** Reads a line once: every word of every list, and the candidate tokens with the numeric rules' verdict. */
+export function readLine(line: TextLine, minDigits = 4, maxDigits = 8): ReadLine {
   const text = asciiFold(line.text);
-  const lower = lowerSameLength(text);
-  const all = findHits(lower, LABELS);
-  const notOtp = all.filter((h) => h.kind === NOT_OTP);
+  const all = findHits(lowerSameLength(text), LABELS);
+  const tokens = lineTokens(text, minDigits, maxDigits).map((token) => ({
+    token,
+    rules: token.kind === 'numeric' ? numericRules(text, token) : null,
+  }));
+  return { text, emph: line.emph, all, tokens };
+}
+
+/**
+ * Whether a label of another number labels one here: a value follows it ("Amount: $14.60", "Flight SK 1803") or
+ * it ends its line, as a table's label cell does. "Verify your account." labels nothing.
+ */
+function labelsValue(text: string, hit: Hit): boolean {
+  const after = text.slice(hit.end, hit.end + 24);
+  return (
+    /^\s*[:：#№]?\s*$/.test(after) ||
+    /^\s*[:：#№]?\s*(?:[\p{L}.]{1,8}\s+)?[:：#№]?\s*[$€£¥₹₩₽₺]?\s*\p{N}/u.test(after)
+  );
+}
+
+/** What a set of read lines says about the mail as a whole; contexts of several parts combine with `joinContext`. */
+export function contextOf(lines: ReadLine[]): MailContext {
+  const context = {
+    entryWord: false,
+    otherWord: false,
+    ambivalentWord: false,
+    codeWord: false,
+    oldWord: false,
+  };
+  for (const line of lines) {
+    const footer = line.all.some((h) => h.kind === FOOTER);
+    for (const h of line.all) {
+      if (h.kind === ENTRY) context.entryWord = true;
+      else if (h.kind === OLD) context.oldWord = true;
+      else if (h.kind === OTHER && !footer && !context.otherWord)
+        context.otherWord = labelsValue(line.text, h);
+      else if (h.kind === AMBIVALENT) context.ambivalentWord = true;
+    }
+    if (!context.codeWord) {
+      // "promo code" is not a code word: hits inside a not-OTP label do not count.
+      const strong = line.all.filter((h) => h.kind === CODE && h.weight >= 0.8);
+      const hiding = line.all.filter((h) => h.kind === NOT_OTP);
+      context.codeWord = strong.length > 0 && notInside(strong, hiding).length > 0;
+    }
+  }
+  return context;
+}
+
+export function joinContext(a: MailContext, b: MailContext): MailContext {
+  return {
+    entryWord: a.entryWord || b.entryWord,
+    otherWord: a.otherWord || b.otherWord,
+    ambivalentWord: a.ambivalentWord || b.ambivalentWord,
+    codeWord: a.codeWord || b.codeWord,
+    oldWord: a.oldWord || b.oldWord,
+  };
+}
+
+/**
+ * "Approval code" and "confirmation code" name a one-time code in a mail that asks to type one in, or that
+ * labels no other number; on a receipt or a booking (amounts, flights, orders, and nothing to enter) they
+ * name its approval or booking number.
+ */
+const ambivalentIsCode = (c: MailContext): boolean => c.entryWord || !c.otherWord;
+
+/** Whether some word of the mail points at a code: a code word, or an ambivalent label read as one. */
+const namesACode = (c: MailContext): boolean => c.codeWord || (c.ambivalentWord && ambivalentIsCode(c));
+
+export function analyseLine(read: ReadLine, context: MailContext): AnalysedLine {
+  const { text, all, tokens } = read;
+  const ambivalent = all.filter((h) => h.kind === AMBIVALENT);
+  // A receipt's "approval code" hides the "code" in it, as "promo code" does.
+  const asCode = ambivalentIsCode(context);
+  const notOtp = all.filter((h) => h.kind === NOT_OTP || (h.kind === AMBIVALENT && !asCode));
   const codeHits = notInside(
-    all.filter((h) => h.kind === CODE),
+    [...all.filter((h) => h.kind === CODE), ...(asCode ? ambivalent : [])].sort((a, b) => a.start - b.start),
     notOtp,
   );
   const other = notInside(
@@ -68,10 +183,6 @@ export function analyseLine(line: TextLine, minDigits = 4, maxDigits = 8): Analy
     ...codeHits.map((h) => ({ ...h, negative: false })),
     ...[...notOtp, ...other].map((h) => ({ ...h, negative: true })),
   ].sort((a, b) => a.end - b.end || a.weight - b.weight);
-  const tokens = lineTokens(text, minDigits, maxDigits).map((token) => ({
-    token,
-    rules: token.kind === 'numeric' ? numericRules(text, token) : null,
-  }));
   // Only a number that could itself be the code stands between a code word and a later number: a price, a
   // card's last digits or the "2" of "eu2" cannot be what "Your passcode for … is" names.
   const candidatesBefore = new Uint32Array(text.length + 1);
@@ -83,12 +194,13 @@ export function analyseLine(line: TextLine, minDigits = 4, maxDigits = 8): Analy
   }
   return {
     text,
-    emph: line.emph,
+    emph: read.emph,
     hits,
     tokens,
     candidatesBefore,
     footer: all.filter((h) => h.kind === FOOTER),
     notOtpCode: notOtp.length > 0,
+    age: all.filter((h) => h.kind === OLD || h.kind === FRESH),
   };
 }
 
@@ -139,17 +251,80 @@ function labelsWhatFollows(line: AnalysedLine, hit: Hit): boolean {
   return /^[^\p{L}\p{N}]{0,2}[:：#№]\s*[\p{L}\p{N}]/u.test(line.text.slice(hit.end, hit.end + 12));
 }
 
+/** Where the clause holding `at` starts: after the last sentence or clause mark before it. */
+function clauseStart(text: string, at: number): number {
+  for (let k = at - 1; k >= 0 && k >= at - 200; k--) {
+    const c = text[k] as string;
+    if ('。！？；，、'.includes(c)) return k + 1;
+    if ('.!?;,—–'.includes(c) && (text[k + 1] === ' ' || text[k + 1] === undefined)) return k + 1;
+  }
+  return Math.max(0, at - 200);
+}
+
+/** Where the clause holding `at` ends: at the next sentence or clause mark. */
+function clauseEnd(text: string, at: number): number {
+  for (let k = at; k < text.length && k < at + 200; k++) {
+    const c = text[k] as string;
+    if ('。！？；，、'.includes(c)) return k;
+    if ('.!?;,—–'.includes(c) && (text[k + 1] === ' ' || text[k + 1] === undefined)) return k;
+  }
+  return Math.min(text.length, at + 200);
+}
+
+/**
+ * Whether a word naming another number is a label of what follows ("Order number:", "Your ticket number is")
+ * rather than the object of a sentence about a code ("Use this code to verify your account:"). A label opens its
+ * clause; deep in a clause that a code word started, the word is what the code is for.
+ */
+function labels(line: AnalysedLine, hit: LabelHit): boolean {
+  const from = clauseStart(line.text, hit.start);
+  const before = line.text.slice(from, hit.start).trim();
+  if (before === '' || before.split(/\s+/).length <= 3) return true;
+  // Hits are sorted by end, and a clause is at most 200 characters: this walks a few hits, not the line.
+  for (let k = lastHitIndexBefore(line.hits, hit.start); k >= 0; k--) {
+    const h = line.hits[k] as LabelHit;
+    if (h.end < from) break;
+    if (!h.negative && h.weight >= 0.45 && h.start >= from) return false;
+  }
+  return true;
+}
+
 /** What a line above says about a token: its strongest code word, or a label it ends with. */
 function lineAbove(prev: AnalysedLine, decay: number): Influence {
   const lastHit = prev.hits[prev.hits.length - 1] as LabelHit;
-  if (lastHit.negative && endsWith(prev, lastHit)) return { positive: 0, negative: lastHit.weight * decay };
+  if (lastHit.negative && endsWith(prev, lastHit) && labels(prev, lastHit)) {
+    return { positive: 0, negative: lastHit.weight * decay };
+  }
   // A line reads as a whole: "Your confirmation code is below; enter it with your account" is about a code.
   let best: LabelHit | undefined;
   for (const hit of prev.hits)
     if (!hit.negative && (best === undefined || hit.weight > best.weight)) best = hit;
   if (best === undefined) return { positive: 0, negative: 0 };
-  const blocked = candidateBetween(prev, best.end, prev.text.length);
+  // A line ending in a colon introduces what comes next, whatever it named on the way ("… to account jdoe42:").
+  const blocked = candidateBetween(prev, best.end, prev.text.length) && !/[:：]\s*$/.test(prev.text);
   return { positive: best.weight * decay * (blocked ? 0.6 : 1), negative: 0 };
+}
+
+/**
+ * What the line below says about a token with nothing said before it: a code shown first and named after
+ * ("K7M2Q9" / "Enter the code above to sign in"). The line must open with its point: a code word in its first
+ * words, before any label of another number.
+ */
+function lineBelow(below: AnalysedLine | undefined, alone: boolean, short: boolean): number {
+  if (below === undefined || !short) return 0;
+  const first = below.hits.reduce<LabelHit | undefined>(
+    (a, h) => (a === undefined || h.start < a.start ? h : a),
+    undefined,
+  );
+  if (first === undefined || first.negative) return 0;
+  if (!alone) return first.weight * 0.4;
+  let best = 0;
+  for (const h of below.hits) {
+    if (h.start > 60) continue;
+    if (h.negative) return best * 0.7;
+    best = Math.max(best, h.weight);
+  }
+  return best * 0.7;
 }
 
 /**
@@ -157,7 +332,13 @@ function lineAbove(prev: AnalysedLine, decay: number): Influence {
  * counts, but the label nearest before it decides when that names another number ("order number: 88120934").
  * Lines above count when this one says little; one word after it ("482913 is your code") can also vouch.
  */
-function influence(lines: AnalysedLine[], index: number, token: Token, short: boolean): Influence {
+function influence(
+  lines: AnalysedLine[],
+  index: number,
+  token: Token,
+  short: boolean,
+  alone: boolean,
+): Influence {
   const line = lines[index] as AnalysedLine;
   let positive = 0;
   let negative = 0;
@@ -168,7 +349,7 @@ function influence(lines: AnalysedLine[], index: number, token: Token, short: bo
     const blocked = candidateBetween(line, hit.end, token.start);
     const d = token.start - hit.end;
     if (hit.negative) {
-      if (nearest && !blocked && negBefore(d) > 0) negative = hit.weight * negBefore(d);
+      if (nearest && !blocked && negBefore(d) > 0 && labels(line, hit)) negative = hit.weight * negBefore(d);
     } else {
       positive = Math.max(positive, hit.weight * proxBefore(d) * (blocked ? 0.6 : 1));
     }
@@ -196,10 +377,7 @@ function influence(lines: AnalysedLine[], index: number, token: Token, short: bo
       negative = 0.5 * after.weight;
     }
   }
-  if (positive === 0 && negative === 0) {
-    const below = lines[index + 1]?.hits[0];
-    if (below !== undefined && !below.negative && short) positive = below.weight * 0.4;
-  }
+  if (positive === 0 && negative === 0) positive = lineBelow(lines[index + 1], alone, short);
   return { positive, negative };
 }
 
@@ -233,16 +411,64 @@ const WORD_AND_NUMBER = /^(?:[A-Z]{3,}[0-9]{1,4}|[0-9]{1,4}[A-Z]{3,})$/;
 
 const LENGTH_BONUS: Record<number, number> = { 5: 0.03, 6: 0.08, 7: 0.03 };
 
+/** The old or new marker nearest a token in its clause, before it first ("your previous code 4821"), then after. */
+function markerNear(line: AnalysedLine, start: number, end: number): number | null {
+  if (line.age.length === 0) return null;
+  const from = clauseStart(line.text, start);
+  const to = clauseEnd(line.text, end);
+  // Markers are sorted by start and a clause is at most 200 characters each side: only its markers are read.
+  let k = firstStartingAt(line.age, from);
+  let before: Hit | undefined;
+  let after: Hit | undefined;
+  for (; k < line.age.length; k++) {
+    const h = line.age[k] as Hit;
+    if (h.start >= to || h.start - end > 30) break;
+    if (h.end <= start && (before === undefined || h.end > before.end)) before = h;
+    if (h.start >= end && after === undefined) after = h;
+  }
+  return (before ?? after)?.kind ?? null;
+}
+
+/** The index of the first hit starting at or after `pos`, by binary search over hits sorted by start. */
+function firstStartingAt(hits: Hit[], pos: number): number {
+  let lo = 0;
+  let hi = hits.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((hits[mid] as Hit).start < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether a token is called old or new: in its own clause, or for a code alone on its line, in the label above. */
+function ageOf(lines: AnalysedLine[], index: number, token: Token, alone: boolean): number | null {
+  const own = markerNear(lines[index] as AnalysedLine, token.start, token.end);
+  if (own !== null || !alone) return own;
+  const prev = lines[index - 1];
+  if (prev === undefined) return null;
+  const end = prev.text.length;
+  return markerNear(prev, end, end);
+}
+
+/** How much an old code ("your previous code 712004") is worth next to the new one. */
+const OLD_FACTOR = 0.45;
+const FRESH_BONUS = 0.1;
+
 export function scoreToken(
   lines: AnalysedLine[],
   index: number,
   token: Token,
   rules: RuleResult | null,
+  context: MailContext,
 ): ScoredToken | null {
   const line = lines[index] as AnalysedLine;
   const alone = standsAlone(line, token);
   const short = alone || line.text.length <= 40;
-  const { positive, negative } = influence(lines, index, token, short);
+  const { positive, negative } = influence(lines, index, token, short, alone);
+  // A bold number in a mail that names no code anywhere is an order, a booking or a sum in a language the
+  // vocabulary lacks, not a code.
+  if (positive === 0 && !namesACode(context)) return null;
   let factor = 1;
   let score: number;
   if (token.kind === 'alnum') {
@@ -261,25 +487,27 @@ export function scoreToken(
   score += 0.45 * positive + (alone ? 0.15 : 0) + (emphasised(line, token) ? 0.12 : 0);
   if (negative > 0) score *= negative >= positive ? 1 - 0.85 * negative : 1 - 0.2 * negative;
   if (nearFooter(line.text, line.footer, token.start, token.end)) factor *= 0.3;
+  const age = context.oldWord ? ageOf(lines, index, token, alone) : null;
+  if (age === OLD) factor *= OLD_FACTOR;
+  else if (age === FRESH) score += FRESH_BONUS;
   return { token, score: score * factor, alone };
 }
 
-/** The weight of the strongest code word in a text, 0 when there is none. */
-export function codeWordWeight(text: string): number {
-  return analyseLine({ text, emph: [] }).hits.reduce((w, h) => (h.negative ? w : Math.max(w, h.weight)), 0);
+/** The weight of the strongest code word in a line read in a mail's context, 0 when there is none. */
+export function codeWordWeight(read: ReadLine, context: MailContext): number {
+  return analyseLine(read, context).hits.reduce((w, h) => (h.negative ? w : Math.max(w, h.weight)), 0);
 }
 
-/** All scored tokens of a block of lines, in reading order. */
+/** All scored tokens of a block of read lines, in reading order, in the context of the whole mail. */
 export function scoreLines(
-  lines: TextLine[],
-  minDigits: number,
-  maxDigits: number,
+  lines: ReadLine[],
+  context: MailContext,
 ): Array<ScoredToken & { line: number; lines: AnalysedLine[] }> {
-  const analysed = lines.map((line) => analyseLine(line, minDigits, maxDigits));
+  const analysed = lines.map((line) => analyseLine(line, context));
   const out: Array<ScoredToken & { line: number; lines: AnalysedLine[] }> = [];
   analysed.forEach((line, index) => {
     for (const { token, rules } of line.tokens) {
-      const scored = scoreToken(analysed, index, token, rules);
+      const scored = scoreToken(analysed, index, token, rules, context);
       if (scored !== null && scored.score > 0) out.push({ ...scored, line: index, lines: analysed });
     }
   });

@@ -25,12 +25,23 @@ interface Run {
 /** Separators that may sit between groups of one number: dates, times, decimals, spaced codes. */
 const NUMBER_SEPARATORS = new Set([' ', '-', '\u00a0', '\u2011', '\u2012', '\u2013', '.', '/', ':', ',']);
 const GROUP_SEPARATORS = new Set([' ', '-', '\u00a0', '\u2011', '\u2012', '\u2013']);
+/** The widest run of spaces that still joins the groups of one code. */
+const MAX_SPACE_RUN = 4;
+
+const isSpaceRun = (sep: string): boolean => /^[ \u00a0]+$/.test(sep);
+const isGroupSeparator = (sep: string): boolean => GROUP_SEPARATORS.has(sep) || isSpaceRun(sep);
 const GLUE = new Set(['-', '_', '.', '/', '\u2011']);
 
-/** Digits of other scripts (Arabic-Indic, Persian, Devanagari, Thai): one UTF-16 unit each, with their zero. */
-const NATIVE_ZEROS = [0x0660, 0x06f0, 0x0966, 0x0e50];
+/**
+ * Digits of other scripts (Arabic-Indic, Persian, Devanagari, Bengali, Gurmukhi, Gujarati, Tamil, Telugu, Kannada,
+ * Malayalam, Thai, Lao, Myanmar, Khmer, Mongolian): one UTF-16 unit each, with their zero.
+ */
+const NATIVE_ZEROS = [
+  0x0660, 0x06f0, 0x0966, 0x09e6, 0x0a66, 0x0ae6, 0x0be6, 0x0c66, 0x0ce6, 0x0d66, 0x0e50, 0x0ed0, 0x1040,
+  0x17e0, 0x1810,
+];
 const FOLDABLE =
-  /[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u0e50-\u0e59]/g;
+  /[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u09e6-\u09ef\u0a66-\u0a6f\u0ae6-\u0aef\u0be6-\u0bef\u0c66-\u0c6f\u0ce6-\u0cef\u0d66-\u0d6f\u0e50-\u0e59\u0ed0-\u0ed9\u1040-\u1049\u17e0-\u17e9\u1810-\u1819]/g;
 
 /**
  * Full-width digits and letters (common in Japanese mail) and the digits of other scripts as ASCII, since a code
@@ -213,7 +224,7 @@ function codeGroups(group: Run[], seps: string[]): boolean {
   if (!group.every((r) => r.text.length === size) || !seps.every((s) => s === seps[0])) return false;
   if (size === 1) return group.length >= 4 && seps[0] !== '-';
   if (size > 4 || group.every((r) => isYear(r.text))) return false;
-  if (size === 2 && group.length === 3 && seps[0] !== ' ' && seps[0] !== '\u00a0') return !readsAsDate(group);
+  if (size === 2 && group.length === 3 && !isSpaceRun(seps[0] as string)) return !readsAsDate(group);
   return true;
 }
 
@@ -226,14 +237,21 @@ function numericTokens(line: string, runs: Run[], min: number, max: number): Tok
       i++;
       continue;
     }
-    // A cluster: digit runs joined by exactly one separator character.
+    // A cluster: digit runs joined by one separator character, or by the same run of spaces throughout
+    // ("4  8  2  9  1  3", "481   207").
     let j = i;
     const seps: string[] = [];
     while (j + 1 < runs.length) {
       const cur = runs[j] as Run;
       const next = runs[j + 1] as Run;
-      const sep = line[cur.end] as string;
-      if (!next.digits || next.start !== cur.end + 1 || !NUMBER_SEPARATORS.has(sep)) break;
+      if (!next.digits) break;
+      const sep = line.slice(cur.end, next.start);
+      const single = sep.length === 1 && NUMBER_SEPARATORS.has(sep);
+      const spaces = sep.length <= MAX_SPACE_RUN && isSpaceRun(sep);
+      if (!(single || spaces)) break;
+      // A different gap ends a cluster laid out in spaced columns ("4471 2093    1180 5536" is two numbers).
+      const first = seps[0];
+      if (first !== undefined && first !== sep && (sep.length > 1 || first.length > 1)) break;
       seps.push(sep);
       j++;
     }
@@ -242,7 +260,7 @@ function numericTokens(line: string, runs: Run[], min: number, max: number): Tok
     i = j + 1;
     // INV-2025-00123, 112-4456723-8812: a number glued to a word, or dashed past any code length, is an id.
     if (gluedToWord(line, runs, base) || gluedToWord(line, runs, base + group.length - 1)) continue;
-    const punctuated = seps.some((sep) => sep !== ' ' && sep !== '\u00a0');
+    const punctuated = seps.some((sep) => !isSpaceRun(sep));
     if (punctuated && group.reduce((n, r) => n + r.text.length, 0) > max) continue;
     const push = (k: number, loose: boolean): void => {
       const run = group[k] as Run;
@@ -254,7 +272,7 @@ function numericTokens(line: string, runs: Run[], min: number, max: number): Tok
       continue;
     }
     // Dates, times, decimals, versions and IP addresses.
-    if (seps.some((s) => !GROUP_SEPARATORS.has(s))) continue;
+    if (seps.some((s) => !isGroupSeparator(s))) continue;
     const joined = group.map((r) => r.text).join('');
     if (codeGroups(group, seps) && joined.length >= min && joined.length <= max) {
       const last = group[group.length - 1] as Run;

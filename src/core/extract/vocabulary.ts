@@ -2,13 +2,25 @@
 // Lower case; matching is done on a lower-cased line of the same length. The words of each language are in
 // lexicon/; this module joins them and holds the lists that are not about codes.
 import { ASIA } from './lexicon/asia.ts';
+import { CENTRAL } from './lexicon/central.ts';
 import { EAST } from './lexicon/east.ts';
+import { MARKERS } from './lexicon/markers.ts';
 import { NORTH } from './lexicon/north.ts';
+import { SOUTH } from './lexicon/south.ts';
 import type { Lexicon } from './lexicon/types.ts';
 import { WEST } from './lexicon/west.ts';
+import { WORLD } from './lexicon/world.ts';
+
+const withMarkers = (lexicons: Record<string, Lexicon>): Record<string, Lexicon> =>
+  Object.fromEntries(Object.entries(lexicons).map(([lang, l]) => [lang, { ...l, ...MARKERS[lang] }]));
 
 /** The languages whose words the extractor knows; each lexicon names its own. */
-export const LEXICONS: Readonly<Record<string, Lexicon>> = { ...WEST, ...NORTH, ...EAST, ...ASIA };
+export const LEXICONS: Readonly<Record<string, Lexicon>> = {
+  ...withMarkers({ ...WEST, ...NORTH, ...EAST, ...ASIA }),
+  ...SOUTH,
+  ...CENTRAL,
+  ...WORLD,
+};
 
 const all = (pick: (l: Lexicon) => readonly string[]): string[] => Object.values(LEXICONS).flatMap(pick);
 
@@ -27,6 +39,18 @@ export const NOT_OTP_CODES: readonly string[] = all((l) => l.notOtp);
 
 /** Labels of numbers that identify something else: orders, accounts, phones, addresses, amounts. */
 export const OTHER_NUMBER_WORDS: readonly string[] = all((l) => l.other);
+
+/** Words that mark the code in their clause as no longer usable ("your previous code"). */
+export const OLD_WORDS: readonly string[] = all((l) => l.old ?? []);
+
+/** Words that mark the code in their clause as the one to use now ("your new code"). */
+export const FRESH_WORDS: readonly string[] = all((l) => l.fresh ?? []);
+
+/** Words asking the reader to type a code in; they make an ambivalent label a code word. */
+export const ENTRY_WORDS: readonly string[] = all((l) => l.entry ?? []);
+
+/** Labels that are a one-time code in a mail asking for one, and an approval or booking number elsewhere. */
+export const AMBIVALENT_WORDS: readonly string[] = all((l) => l.ambivalent ?? []);
 
 /** Phrases that put a card or phone's last digits right after them. */
 export const LAST_DIGITS_WORDS: readonly string[] = [
@@ -98,6 +122,10 @@ export const CURRENCY_CODES: readonly string[] = [
   'euro', 'euros', 'dollar', 'dollars', 'yen', 'pounds', 'reais', 'pesos', 'francs', 'kr',
   'lei', 'ron', 'zł', 'kč', 'ft', 'forint', 'tl', 'lira', 'руб', 'рублей', 'грн', 'uah', 'thb', 'baht', 'บาท',
   'idr', 'rp', 'vnd', 'đồng', 'rs', 'rupees', 'won', '원', 'ils', 'aed', 'sar', 'egp',
+  'ریال', 'تومان', 'روپے', 'روپیہ', 'টাকা', 'ksh', 'kes', 'tsh', 'tzs', 'ugx', 'rm', 'myr', 'php', 'лв', 'дин',
+  'kn', 'тг', 'тенге', 'kzt', 'azn', 'manat', 'gel', 'lari', 'amd', 'драм', 'сум', 'сўм', 'mnt',
+  'kyat', 'ကျပ်', 'riel', 'kip', 'ກີບ', 'birr', 'ብር', 'lkr', 'npr', 'pkr', 'bdt', 'ngn', 'naira', 'ghs',
+  'cedi', 'rsd', 'bgn', 'mkd', 'isk', 'uzs',
 ]; // prettier-ignore
 
 /** Markers of footers and postal addresses, whose numbers are never codes. */

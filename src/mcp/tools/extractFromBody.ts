@@ -30,7 +30,7 @@ export const extractFromBody = defineTool({
       z.object({
         value: z.string(),
         context: z.string().nullable(),
-        kind: z.enum(['verify', 'reset', 'magic_login', 'unsubscribe', 'other']).optional(),
+        kind: z.enum(['verify', 'reset', 'magic_login', 'invite', 'unsubscribe', 'other']).optional(),
       }),
     ),
     email_id: z.string().nullable(),
