@@ -1,7 +1,7 @@
 // Core values as the snake_case shapes MCP tools return, each beside the schema that describes it to clients,
 // with OTP and links extracted where an agent wants them.
 import { z } from 'zod';
-import { extractLinks, extractOtp, htmlToPlainText, otpInputOf } from '../core/extract/index.ts';
+import { extractLinks, extractOtp, htmlToPlainText, otpInputOf, primaryLink } from '../core/extract/index.ts';
 import type { MessageDetail, MessageSummary } from '../core/messages.ts';
 import type { RequestDetail, RequestSummary } from '../core/requests.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
@@ -136,6 +136,9 @@ export const emailSchema = emailSummarySchema.omit({ preview: true, attachment_c
   has_html: z.boolean(),
   parse_error: nullableString,
   otp: otpSchema,
+  primary_link: linkSchema
+    .nullable()
+    .describe('The link a person would click (verify, reset, magic login, invite); null when there is none.'),
   links: z.array(linkSchema),
   attachments: z.array(
     z.object({
@@ -173,6 +176,7 @@ export function emailView(m: MessageDetail, sandboxUrl: string): z.infer<typeof 
       context: otp.context,
       candidates: otp.candidates,
     },
+    primary_link: primaryLink({ text: m.textBody, html: m.htmlBody }),
     links: extractLinks({ text: m.textBody, html: m.htmlBody }).slice(0, 50),
     attachments: m.attachments.map((a) => ({
       index: a.index,

@@ -237,6 +237,38 @@ describeEachStore('MCP read-back (issue 35)', (getStore) => {
     await assert.rejects(http.readResource({ uri: missing }), /not found|does not exist/i);
   });
 
+  it('a logo-first sign-in mail names the sign-in link as primary_link, in the hint too', T, async () => {
+    const sb = await ok(http, 'create_sandbox', { name: 'links' });
+    const html =
+      '<a href="https://acme.example/"><img src="https://acme.example/logo.png" alt="Acme"></a>' +
+      '<p>Hi Ada, click below to sign in. The link works once.</p>' +
+      '<p><a href="https://acme.example/auth/login?token=q1w2e3r4t5y6u7i8">Sign in to Acme</a></p>' +
+      '<p><a href="https://acme.example/help">Help</a> · <a href="https://acme.example/unsubscribe?u=1">Unsubscribe</a></p>';
+    await sendMail(server.ports.smtp, sb, { subject: 'Your sign-in link', html });
+    for (const [, client] of doors()) {
+      const got = await ok(client, 'wait_for_email', {
+        sandbox_id: sb.sandbox_id,
+        timeout_seconds: 0,
+        peek: true,
+      });
+      assert.equal(got.email.primary_link?.url, 'https://acme.example/auth/login?token=q1w2e3r4t5y6u7i8');
+      assert.equal(got.email.primary_link?.kind, 'magic_login');
+      assert.ok(got.hint.includes(got.email.primary_link.url), got.hint);
+      assert.doesNotMatch(got.hint, /other link/);
+    }
+    // A notice with only home and unsubscribe links has no primary link.
+    await sendMail(server.ports.smtp, sb, {
+      subject: 'Our news',
+      html: '<a href="https://acme.example/">Acme</a> news. <a href="https://acme.example/unsubscribe">Unsubscribe</a>',
+    });
+    const notice = await ok(http, 'wait_for_email', {
+      sandbox_id: sb.sandbox_id,
+      subject_contains: 'news',
+      timeout_seconds: 0,
+    });
+    assert.equal(notice.email.primary_link, null);
+  });
+
   it('unknown arguments are refused naming the closest valid one', T, async () => {
     const sb = await ok(http, 'create_sandbox', { name: 'args' });
     for (const [, client] of doors()) {

@@ -23,7 +23,12 @@ export const getEmail = defineTool({
     );
     return {
       email,
-      hint: email.otp.code === null ? 'No code found; see links and text.' : `The code is ${email.otp.code}.`,
+      hint:
+        email.otp.code !== null
+          ? `The code is ${email.otp.code}.`
+          : email.primary_link !== null
+            ? `Open the ${email.primary_link.kind} link primary_link.url (${email.primary_link.url}).`
+            : 'No code or action link: read text, or extract_from_body.',
     };
   },
 });
