@@ -20,6 +20,18 @@ export function verifyHmacSha256(req: SignatureRequest): ProviderCheck {
       { path: 'header', message: 'is required for hmac_sha256, e.g. X-Signature' },
     ]);
   }
+  return verifyBodyHmac(req, { header, prefix, encoding });
+}
+
+/**
+ * HMAC-SHA256 of the body alone in one header: the generic provider, and the named schemes that are exactly
+ * this (GitHub: `sha256=` and hex; Shopify: base64).
+ */
+export function verifyBodyHmac(
+  req: SignatureRequest,
+  scheme: { header: string; prefix: string; encoding: 'hex' | 'base64' },
+): ProviderCheck {
+  const { header, prefix, encoding } = scheme;
   const checked = {
     header,
     signatures: 0,
