@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import proxyaddr from 'proxy-addr';
 import { MAX_CAPTURE_BODY_BYTES } from '../core/http/capture.ts';
 import type { Core } from '../core/core.ts';
+import { logFailure } from '../core/failureLog.ts';
 import { isAppError } from '../core/errors.ts';
 import { problem, requestIdFrom, type ProblemSlug } from '../core/problem.ts';
 import { discardBody } from './linger.ts';
@@ -161,9 +162,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
     handle(req, res, ex).catch((err: unknown) => {
       const unavailable = isAppError(err) && err.code === 'unavailable';
       // The store's reason ("disk full in DATA_DIR", "the database is unreachable") goes into the log and reply.
-      if (unavailable)
-        log.warn({ err: err.message, url: req.url }, `capture refused: ${err.reason ?? 'the store failed'}`);
-      else log.error({ err, url: req.url }, 'capture failed');
+      logFailure(log, err, { url: req.url }, { refused: 'capture refused', failed: 'capture failed' });
       if (res.headersSent) return void res.destroy();
       discardBody(req);
       refuse(

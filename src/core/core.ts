@@ -9,6 +9,7 @@ import { createExpiryWatch } from './sandboxExpiry.ts';
 import { createMailIngest } from './mail/ingest.ts';
 import { createMessageParser } from './mail/parsePool.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
+import { createSmtpAdmission } from './mail/smtpAdmission.ts';
 import { createMessageService } from './messages.ts';
 import { createClientMetadataFetcher } from './oauth/clientMetadataFetch.ts';
 import { createOAuthService } from './oauth/service.ts';
@@ -97,7 +98,8 @@ export function createCore({
       writers.messages,
       createMessageParser({ poolFromBytes: config.parsePoolMinBytes }),
     ),
-    smtpAccess: createSmtpAccess(db, clock, bus, config.captureDomain),
+    /** SMTP commands' admission (login, sender, recipient), as `capture.admit` is for HTTP. */
+    smtp: createSmtpAdmission(createSmtpAccess(db, clock, bus, config.captureDomain), limits),
     limits,
     capture: createCaptureService(db, clock, limits, bus, writers.requests),
     waits: createWaitService(db, clock, bus, expiry, { recheckMs: waitRecheckMs }),

@@ -1,6 +1,7 @@
 // The one place where errors become HTTP answers: core errors, fastify's own errors, unknown routes, crashes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isAppError } from '../core/errors.ts';
+import { logFailure } from '../core/failureLog.ts';
 import type { components } from '../../openapi/schema.d.ts';
 import { problem, SLUG_OF_CODE, type ProblemBody } from '../core/problem.ts';
 
@@ -55,12 +56,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (isAppError(err)) {
       if (err.retryAfterSeconds !== undefined) reply.header('Retry-After', String(err.retryAfterSeconds));
       const body = problem(SLUG_OF_CODE[err.code], err.message, request.id, request.url, err.errors);
-      if (err.code === 'unavailable')
-        request.log.warn(
-          { err: err.message },
-          `request refused: ${err.reason ?? 'the store is unavailable'}`,
-        );
-      else if ((body.status ?? 0) >= 500) request.log.error({ err }, 'request failed');
+      if (err.code === 'unavailable' || (body.status ?? 0) >= 500)
+        logFailure(request.log, err, {}, { refused: 'request refused', failed: 'request failed' });
       return sendProblem(reply, body);
     }
     const known = frameworkProblem(err, request);

@@ -6,14 +6,15 @@ import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import type { Core } from '../core/core.ts';
 import type { MailDelivery } from '../core/mail/ingest.ts';
+import { logFailure } from '../core/failureLog.ts';
 import type { MailTarget } from '../core/mail/smtpAccess.ts';
+import type { SmtpFacts } from '../core/mail/smtpAdmission.ts';
 import { createConnectionGuard } from './connectionGuard.ts';
 import { readData } from './readData.ts';
-import { fromCoreError, refusalReason, replies, type SmtpReplyError } from './replies.ts';
+import { fromCoreError, refusalReply, replies, type SmtpReplyError } from './replies.ts';
 import type { TlsCredentials } from './tlsCredentials.ts';
 
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-const MAX_AUTH_FAILURES_PER_CONNECTION = 3;
 /** Recipients of one transaction; RFC 5321 4.5.3.1.8 asks servers to take at least 100. */
 export const MAX_RECIPIENTS = 100;
 
@@ -41,39 +42,42 @@ export function createCaptureSmtpServer({
   /** Inbound: workspaces already counted against their rate limit in the current transaction. */
   const countedWorkspaces = new WeakMap<object, Set<string>>();
 
+  /** Runs one command's admission in core and answers a refusal with its reply. */
+  async function admit(facts: SmtpFacts): Promise<MailTarget | undefined> {
+    const admission = await core.smtp.admit(facts);
+    if (admission.ok) return admission.target;
+    throw refusalReply(admission, core.config.captureDomain);
+  }
+
   async function onAuth(
     auth: { username?: string | null; password?: string | null },
     session: SMTPServerSession,
-  ): Promise<MailTarget> {
+  ): Promise<MailTarget | undefined> {
     if (!session.secure) throw replies.startTlsFirst();
-    // Failures count per address AND username: a shared NAT or CI runner where someone mistyped another
-    // sandbox's password must not lock out every sandbox from that address.
-    const failureKey = `${session.remoteAddress}|${(auth.username ?? '').toLowerCase()}`;
-    const throttled = await core.limits.smtpAuthFailures.check(failureKey);
-    if (!throttled.ok) throw replies.authThrottled(throttled.retryAfterSeconds);
-    const target = await core.smtpAccess.authenticate(auth.username ?? '', auth.password ?? '');
-    if (target !== undefined) return target;
-    await core.limits.smtpAuthFailures.consume(failureKey);
-    const failures = (authFailures.get(session.id) ?? 0) + 1;
-    authFailures.set(session.id, failures);
-    log.info({ session: session.id, ip: session.remoteAddress, failures }, 'SMTP AUTH refused');
-    throw failures >= MAX_AUTH_FAILURES_PER_CONNECTION ? replies.tooManyAuthFailures() : replies.authFailed();
+    const admission = await core.smtp.admit({
+      stage: 'auth',
+      ip: session.remoteAddress,
+      username: auth.username ?? '',
+      password: auth.password ?? '',
+      failedOnConnection: authFailures.get(session.id) ?? 0,
+    });
+    if (admission.ok) return admission.target;
+    if (admission.reason === 'login_failed') {
+      authFailures.set(session.id, admission.failedOnConnection);
+      log.info(
+        { session: session.id, ip: session.remoteAddress, failures: admission.failedOnConnection },
+        'SMTP AUTH refused',
+      );
+    }
+    throw refusalReply(admission, core.config.captureDomain);
   }
 
   async function onMailFrom(session: SMTPServerSession): Promise<void> {
-    if (mode === 'submission') {
-      const target = session.user as MailTarget;
-      if (!(await core.smtpAccess.isLive(target.sandboxId))) throw replies.sandboxGone();
-    }
-    const perIp = await core.limits.smtpMessagesPerIp.consume(session.remoteAddress);
-    if (!perIp.ok) throw replies.rateLimited(perIp.retryAfterSeconds);
-    if (mode === 'submission') {
-      // Inbound mail counts against its own budget (onRcptTo): strangers cannot spend this one.
-      const perWorkspace = await core.limits.smtpMessagesPerWorkspace.consume(
-        (session.user as MailTarget).workspaceId,
-      );
-      if (!perWorkspace.ok) throw replies.rateLimited(perWorkspace.retryAfterSeconds);
-    }
+    await admit({
+      stage: 'mail',
+      ip: session.remoteAddress,
+      login: mode === 'submission' ? (session.user as MailTarget) : undefined,
+    });
   }
 
   async function onRcptTo(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
@@ -84,15 +88,11 @@ export function createCaptureSmtpServer({
       throw replies.tooManyRecipients(MAX_RECIPIENTS);
     }
     if (mode === 'submission') return; // the credential selects the sandbox; any valid address is known
-    const target = await core.smtpAccess.recipientTarget(address.address);
-    if (target === undefined) throw replies.unknownRecipient(address.address, core.config.captureDomain);
     let counted = countedWorkspaces.get(session.envelope);
     if (counted === undefined) countedWorkspaces.set(session.envelope, (counted = new Set()));
-    if (!counted.has(target.workspaceId)) {
-      const perWorkspace = await core.limits.smtpInboundPerWorkspace.consume(target.workspaceId);
-      if (!perWorkspace.ok) throw replies.rateLimited(perWorkspace.retryAfterSeconds);
-      counted.add(target.workspaceId);
-    }
+    const target = await admit({ stage: 'rcpt', address: address.address, counted });
+    if (target === undefined) throw replies.storeFailed();
+    counted.add(target.workspaceId);
     recipientTargets.set(address, target);
   }
 
@@ -129,10 +129,12 @@ export function createCaptureSmtpServer({
         deliveries: deliveries(session),
       });
     } catch (err) {
-      const reason = refusalReason(err);
-      if (reason !== undefined)
-        log.warn({ err: (err as Error).message, session: session.id }, `message refused: ${reason}`);
-      else log.error({ err, session: session.id }, 'storing a message failed');
+      logFailure(
+        log,
+        err,
+        { session: session.id },
+        { refused: 'message refused', failed: 'storing a message failed' },
+      );
       throw fromCoreError(err);
     }
     if (result.stored.length === 0) throw replies.sandboxGone();
@@ -172,10 +174,7 @@ export function createCaptureSmtpServer({
         (err: unknown) => {
           guard.done(session, false);
           if ((err as SmtpReplyError).responseCode === undefined) {
-            const reason = refusalReason(err);
-            if (reason !== undefined)
-              log.warn({ err: (err as Error).message }, `SMTP command refused: ${reason}`);
-            else log.error({ err }, 'SMTP handler failed');
+            logFailure(log, err, {}, { refused: 'SMTP command refused', failed: 'SMTP handler failed' });
             return done(fromCoreError(err));
           }
           done(err as SmtpReplyError);

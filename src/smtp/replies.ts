@@ -1,6 +1,7 @@
 // SMTP replies sandtrap sends itself: a code plus the enhanced status code in the text, and the mapping of
 // core errors to replies. (smtp-server's automatic enhanced codes are off so ours are never doubled.)
 import { isAppError } from '../core/errors.ts';
+import type { SmtpRefusal } from '../core/mail/smtpAdmission.ts';
 
 export interface SmtpReplyError extends Error {
   responseCode: number;
@@ -53,7 +54,18 @@ export function fromCoreError(err: unknown): SmtpReplyError {
   return replies.storeFailed();
 }
 
-/** How a log line names a core failure that refused an SMTP command: the store's reason when it gave one. */
-export function refusalReason(err: unknown): string | undefined {
-  return isAppError(err) && err.code === 'unavailable' ? (err.reason ?? 'the store failed') : undefined;
+/** The reply to a command core's admission refused (core/mail/smtpAdmission.ts). */
+export function refusalReply(refusal: SmtpRefusal, captureDomain: string): SmtpReplyError {
+  switch (refusal.reason) {
+    case 'login_throttled':
+      return replies.authThrottled(refusal.retryAfterSeconds);
+    case 'login_failed':
+      return refusal.closeConnection ? replies.tooManyAuthFailures() : replies.authFailed();
+    case 'sandbox_gone':
+      return replies.sandboxGone();
+    case 'rate_limited':
+      return replies.rateLimited(refusal.retryAfterSeconds);
+    case 'unknown_recipient':
+      return replies.unknownRecipient(refusal.address, captureDomain);
+  }
 }
