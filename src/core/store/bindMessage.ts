@@ -1,4 +1,5 @@
 // One run of a prepared statement as postgres wire bytes (Bind, Describe portal, Execute, Sync), in one allocation.
+// Why it exists and when it goes: the store map, src/core/store/README.md.
 
 /** A parameter as PGlite's serializers leave it: text, bytes (sent in binary format) or null. */
 export type WireValue = string | Uint8Array | null;

@@ -2,6 +2,7 @@
 // batch, and each caller is answered only when its own batch has committed. An idle writer starts a batch at
 // once, so a lone write pays no extra latency; batches only grow under load. Callers may announce a write that
 // is still being prepared (a message being parsed): a batch then waits for those, up to `announcedWaitMs`.
+// Why it exists and when it goes: the store map, src/core/store/README.md.
 
 export interface GroupCommitOptions<I> {
   /** Most items in one batch (bounded by the statement's parameter count). */

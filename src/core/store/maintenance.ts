@@ -8,6 +8,7 @@
 // (no /healthz, no capture). So the work is cut into statements that each stay short, and the event loop gets a
 // turn between any two of them (step). At 200,000 rows a run of the old kind (VACUUM (ANALYZE) of each table
 // that changed) held the process for 1.3-3.15 s.
+// Why it exists and when it goes: the store map, src/core/store/README.md.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';

@@ -1,6 +1,6 @@
-// LISTEN/NOTIFY transport for change events: one dedicated connection per process listens; notifications
-// go out through the pool, batched per event-loop turn. A dropped listener reconnects until the database is
-// back, and then tells the bus to re-check what it may have missed.
+// LISTEN/NOTIFY transport for change events: one dedicated connection per process listens; notifications go
+// out through the pool, batched in a 2 ms window (store map: src/core/store/README.md). A dropped listener
+// reconnects until the database is back, and then tells the bus to re-check what it may have missed.
 import pg from 'pg';
 import type { EventTransport } from '../events.ts';
 

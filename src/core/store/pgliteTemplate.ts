@@ -1,4 +1,5 @@
 // A migrated PGlite data directory kept per installation: a fresh store loads it instead of running initdb and the migrations in WASM.
+// Why it exists and when it goes: the store map, src/core/store/README.md.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

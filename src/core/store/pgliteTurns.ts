@@ -5,6 +5,7 @@
 // TURN_SLICE_MS in the store first lets the loop go round (setImmediate): sockets are read, timers run, and
 // the backlog goes on in the next turn. Statements inside a transaction are not held (they run on PGlite's
 // transaction object, not through here); a transaction's start is, like a statement.
+// Why it exists and when it goes: the store map, src/core/store/README.md.
 
 /** Store time one turn may take before the next statement waits for the following turn. */
 export const TURN_SLICE_MS = 20;

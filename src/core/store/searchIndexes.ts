@@ -1,6 +1,7 @@
 // What list search indexes: the expressions of migration 004, shared with the queries (PostgreSQL uses an
 // expression index only when the query repeats the indexed expression exactly), and the words the writer stores
 // for the word index (migrations 013 and 014). Changing one needs a new migration that rebuilds its index or its words.
+// Why it exists and when it goes: the store map, src/core/store/README.md.
 import { sql, type RawBuilder } from 'kysely';
 
 /** Every field `q` searches in a message, in one text (JSON arrays as their jsonb text). */

@@ -1,5 +1,6 @@
 // One INSERT for a batch of captured items (messages or requests) that stores only the rows whose sandbox
 // is still live when the statement runs: admission came from memory, so the commit is where it is settled.
+// Why it exists and when it goes: the store map, src/core/store/README.md.
 import { CompiledQuery, type Kysely } from 'kysely';
 import { preparedName } from '../preparedMarker.ts';
 import type { Database } from '../schema.ts';

@@ -1,4 +1,5 @@
-// Search lists that stay fast when the planner's statistics are stale: the newest rows are tried first.
+// Search lists that stay fast when the planner's statistics are stale: the newest rows are tried first
+// (store map: src/core/store/README.md).
 import type { Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { Cursor } from '../../pagination.ts';
 import type { Database } from '../schema.ts';
@@ -15,11 +16,9 @@ export function probeRowsFor(limit: number): number {
 
 /**
  * The newest candidates an index condition finds, tried before all of them: a prefix of an identifier ("order
- * 123") finds every word after the same separator that starts with it (codes, other numbers), and the per-field
- * match is the costly part of the query. Sorted first and matched newest-first, a page needs only its first
- * hundred or so candidates matched instead of all of them: at 1,000,000 messages a 3-digit prefix's 4,105
- * candidates took 11-21 ms matched all, 6-11 ms matched in order (measured before the words kept the character
- * before them, when "Order #123" found that many too). Enough for a page when one candidate in twenty matches.
+ * 123") finds every word after the same separator that starts with it, and the per-field match is the costly
+ * part of the query, so a page is matched from its newest candidates first. Enough for a page when one candidate
+ * in twenty matches. Figures: the 3-digit prefix rows of bench/list.ts (store map: src/core/store/README.md).
  */
 export function candidateRowsFor(limit: number): number {
   return Math.max(1000, limit * 20);
