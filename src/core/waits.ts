@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import { AppError, isAppError } from './errors.ts';
-import type { EventBus, SandboxEvent } from './events.ts';
+import type { EventBus } from './events.ts';
 import { markMessageRead, toMessageDetail, type MessageDetail } from './messages.ts';
 import { markRequestRead, toRequestDetail, type RequestDetail } from './requests.ts';
 import { findMessage, listMessages, type MessageFilter } from './store/repos/messages.ts';
@@ -29,6 +29,7 @@ import { sandboxDeleted, sandboxExpired, type ExpiryWatch } from './sandboxExpir
 import { advanceWaitMark, findWaitMark, type WaitStream } from './store/repos/waitMarks.ts';
 import { findSandbox } from './store/repos/sandboxes.ts';
 import { createAdmission } from './waitAdmission.ts';
+import { openWaitInbox, type WaitInbox } from './waitInbox.ts';
 import type { Database } from './store/schema.ts';
 
 export const MAX_WAITS_PER_KEY = 50;
@@ -65,6 +66,22 @@ export interface WaitOptions {
 
 /** What one look at the store found: the item, an item the filters turned away, or nothing. */
 type Look<T, F, N> = { found: T } | { missed: F; failed: N[] } | undefined;
+
+/** One wait: the sandbox and stream it watches, how it looks at the store, and the caller's options. */
+interface WaitSpec<T, F, N, M> {
+  workspaceId: string;
+  sandboxId: string;
+  kind: 'message' | 'request';
+  /** Judges the arrival `id`, or (undefined) finds the newest match already stored. */
+  find: (id: string | undefined) => Promise<Look<T, F, N>>;
+  /** Unread items, for the report of what the wait did not take. */
+  unread: () => Promise<F[]>;
+  /** The misses reported from what was passed over and what stays unread (`returned` is the answer's id). */
+  report: (arrivals: Array<{ item: F; failed: N[] }>, unread: F[], returned: string | undefined) => M[];
+  opts: WaitOptions;
+  /** Runs once the sandbox is known to be the caller's, before the first look. */
+  onOwned: (sandboxId: string) => Promise<void>;
+}
 
 /** Unread items read for a report: enough beyond five that matching ones do not crowd the misses out. */
 const UNREAD_FOR_MISSES = 20;
@@ -129,160 +146,119 @@ export function createWaitService(
     };
   }
 
+  /** Reads the store for the answer once the sandbox is known to be the caller's, then listens. */
   async function wait<T extends { id: string }, F, N, M>(
-    workspaceId: string,
-    sandboxId: string,
-    kind: 'message' | 'request',
-    find: (id: string | undefined) => Promise<Look<T, F, N>>,
-    unread: () => Promise<F[]>,
-    report: (arrivals: Array<{ item: F; failed: N[] }>, unread: F[], returned: string | undefined) => M[],
-    opts: WaitOptions,
-    /** Runs once the sandbox is known to be the caller's, before the first look. */
-    onOwned: (sandboxId: string) => Promise<void>,
+    spec: WaitSpec<T, F, N, M>,
   ): Promise<WaitResult<T, M>> {
+    const { opts } = spec;
     const leave = await admission.enter(opts.signal);
     // Aborted, or shut down, while queued to come in: it never began.
     if (leave === undefined) return { status: 'timeout', nonMatching: 0, misses: [] };
     let owned: Awaited<ReturnType<typeof ownedSandbox>>;
     let release: () => void;
     try {
-      owned = await ownedSandbox(db, clock, workspaceId, sandboxId);
-      await onOwned(owned.id);
+      owned = await ownedSandbox(db, clock, spec.workspaceId, spec.sandboxId);
+      await spec.onOwned(owned.id);
       release = acquire(opts.keyId);
     } catch (err) {
       leave();
       throw err;
     }
-    const ownedId = owned.id;
     active++;
-    const queue: Array<SandboxEvent | 'recheck' | 'expired'> = [];
-    let wake: (() => void) | undefined;
-    const poke = () => {
-      wake?.();
-      wake = undefined;
-    };
-    const unsubscribe = bus.subscribe(ownedId, (event) => {
-      if (event.kind === kind || event.kind === 'sandbox_deleted') {
-        queue.push(event);
-        poke();
+    // The wait ends on its timeout, on shutdown (endAll) or when the client goes away: one signal for the three.
+    const stopped = new AbortController();
+    const timer = setTimeout(() => stopped.abort(), opts.timeoutSeconds * 1000);
+    const stop = () => stopped.abort();
+    stops.add(stop);
+    const ended = opts.signal === undefined ? stopped.signal : AbortSignal.any([stopped.signal, opts.signal]);
+    const inbox = openWaitInbox({
+      bus,
+      expiry,
+      sandboxId: owned.id,
+      expiresAt: owned.expiresAt,
+      kind: spec.kind,
+      recheckMs: options.recheckMs,
+      retryMs: STORE_RETRY_MS,
+    });
+    try {
+      if (ended.aborted) return { status: 'timeout', nonMatching: 0, misses: [] };
+      // The first look is what a burst of new waits queues for; from here on the wait only listens.
+      const existing = await spec.find(undefined).finally(leave);
+      if (existing !== undefined && 'found' in existing) return await answer(spec, existing.found, [], 0);
+      return await listen(spec, owned, inbox, ended);
+    } finally {
+      clearTimeout(timer);
+      stops.delete(stop);
+      inbox.close();
+      leave();
+      release();
+      active--;
+    }
+  }
+
+  /** The wait's reply: with `explain`, what it passed over and the unread items it did not take. */
+  async function answer<T extends { id: string }, F, N, M>(
+    spec: WaitSpec<T, F, N, M>,
+    item: T | undefined,
+    passedOver: Array<{ item: F; failed: N[] }>,
+    nonMatching: number,
+  ): Promise<WaitResult<T, M>> {
+    let misses: M[] = [];
+    if (spec.opts.explain === true) {
+      let already: F[] = [];
+      try {
+        already = await spec.unread();
+      } catch (err) {
+        // The database went away: the arrivals seen are still worth reporting.
+        if (!isAppError(err) || err.code !== 'unavailable') throw err;
       }
-    });
-    // Announcements of other processes may have been lost while the database was away: look again.
-    const unsubscribeResync = bus.subscribeResync(() => {
-      queue.push('recheck');
-      poke();
-    });
-    // Every process knows expiresAt: each ends its own waiters at that moment, before any sweep.
-    const unwatch = expiry.watch(ownedId, owned.expiresAt, () => {
-      queue.push('expired');
-      poke();
-    });
+      misses = spec.report(passedOver, already, item?.id);
+    }
+    return item === undefined
+      ? { status: 'timeout', nonMatching, misses }
+      : { status: 'found', item, nonMatching, misses };
+  }
+
+  /** Judges each arrival (or looks again) until one matches, the sandbox goes away, or `ended` aborts. */
+  async function listen<T extends { id: string }, F, N, M>(
+    spec: WaitSpec<T, F, N, M>,
+    owned: { id: string; expiresAt: Date | null },
+    inbox: WaitInbox,
+    ended: AbortSignal,
+  ): Promise<WaitResult<T, M>> {
     /** The 404 for a sandbox that went away: it expired, or it was deleted (now, as far as this wait knows). */
     const gone = () =>
       owned.expiresAt !== null && clock.now() >= owned.expiresAt
         ? sandboxExpired(owned.expiresAt)
         : sandboxDeleted(clock.now());
-    let finished: 'timeout' | 'aborted' | undefined;
-    const end = (why: 'timeout' | 'aborted') => {
-      finished ??= why;
-      poke();
-    };
-    const timer = setTimeout(() => end('timeout'), opts.timeoutSeconds * 1000);
-    const onAbort = () => end('aborted');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const stop = () => end('timeout');
-    stops.add(stop);
-    // Across processes a notification can be lost while the listening connection reconnects.
-    let recheck: NodeJS.Timeout | undefined;
-    const scheduleRecheck = () => {
-      if (options.recheckMs === undefined) return;
-      const jitter = options.recheckMs * (0.8 + Math.random() * 0.4);
-      recheck = setTimeout(() => {
-        queue.push('recheck');
-        poke();
-        scheduleRecheck();
-      }, jitter);
-    };
-    scheduleRecheck();
-    let retry: NodeJS.Timeout | undefined;
-    const retryLater = () => {
-      if (retry !== undefined) return;
-      retry = setTimeout(() => {
-        retry = undefined;
-        queue.push('recheck');
-        poke();
-      }, STORE_RETRY_MS);
-    };
     let nonMatching = 0;
     // Only the newest few are kept: a report shows at most five.
     const passedOver: Array<{ item: F; failed: N[] }> = [];
-    const answer = async (item: T | undefined): Promise<WaitResult<T, M>> => {
-      let misses: M[] = [];
-      if (opts.explain === true) {
-        let already: F[] = [];
-        try {
-          already = await unread();
-        } catch (err) {
-          // The database went away: the arrivals seen are still worth reporting.
-          if (!isAppError(err) || err.code !== 'unavailable') throw err;
-        }
-        misses = report(passedOver, already, item?.id);
+    for (let next = await inbox.next(ended); next !== undefined; next = await inbox.next(ended)) {
+      if (next === 'expired') throw sandboxExpired(owned.expiresAt as Date);
+      if (next !== 'recheck' && next.kind === 'sandbox_deleted') throw gone();
+      let look: Look<T, F, N>;
+      try {
+        // A lost notification may also have been a deletion.
+        if (
+          next === 'recheck' &&
+          (await findSandbox(db, spec.workspaceId, spec.sandboxId, clock.now())) === undefined
+        )
+          throw gone();
+        look = await spec.find(next === 'recheck' ? undefined : next.id);
+      } catch (err) {
+        if (!isAppError(err) || err.code !== 'unavailable') throw err;
+        // The database went away mid-wait: the wait stays open and looks again once it may be back.
+        inbox.retryLater();
+        continue;
       }
-      return item === undefined
-        ? { status: 'timeout', nonMatching, misses }
-        : { status: 'found', item, nonMatching, misses };
-    };
-    try {
-      if (opts.signal?.aborted) return { status: 'timeout', nonMatching, misses: [] };
-      // The first look is what a burst of new waits queues for; from here on the wait only listens.
-      const existing = await find(undefined).finally(leave);
-      if (existing !== undefined && 'found' in existing) return await answer(existing.found);
-      for (;;) {
-        while (queue.length > 0 && finished === undefined) {
-          const next = queue.shift() as SandboxEvent | 'recheck' | 'expired';
-          if (next === 'expired') throw sandboxExpired(owned.expiresAt as Date);
-          if (next !== 'recheck' && next.kind === 'sandbox_deleted') throw gone();
-          let look: Look<T, F, N>;
-          try {
-            // A lost notification may also have been a deletion.
-            if (
-              next === 'recheck' &&
-              (await findSandbox(db, workspaceId, sandboxId, clock.now())) === undefined
-            ) {
-              throw gone();
-            }
-            look = await find(next === 'recheck' ? undefined : next.id);
-          } catch (err) {
-            if (!isAppError(err) || err.code !== 'unavailable') throw err;
-            // The database went away mid-wait: the wait stays open and looks again once it may be back.
-            retryLater();
-            continue;
-          }
-          if (look === undefined) continue;
-          if ('found' in look) return await answer(look.found);
-          nonMatching++;
-          passedOver.push({ item: look.missed, failed: look.failed });
-          if (passedOver.length > MAX_MISSES) passedOver.shift();
-        }
-        if (finished !== undefined) return await answer(undefined);
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          if (queue.length > 0 || finished !== undefined) poke();
-        });
-      }
-    } finally {
-      clearTimeout(timer);
-      clearTimeout(recheck);
-      clearTimeout(retry);
-      opts.signal?.removeEventListener('abort', onAbort);
-      stops.delete(stop);
-      unsubscribe();
-      unsubscribeResync();
-      unwatch();
-      leave();
-      release();
-      active--;
+      if (look === undefined) continue;
+      if ('found' in look) return answer(spec, look.found, passedOver, nonMatching);
+      nonMatching++;
+      passedOver.push({ item: look.missed, failed: look.failed });
+      if (passedOver.length > MAX_MISSES) passedOver.shift();
     }
+    return answer(spec, undefined, passedOver, nonMatching);
   }
 
   /**
@@ -337,11 +313,11 @@ export function createWaitService(
         opts,
         (mark) => (filter = { ...filter, newerThan: mark }),
         (onOwned) =>
-          wait<MessageDetail, MessageFacts, MessageFilterName, MessageMiss>(
+          wait<MessageDetail, MessageFacts, MessageFilterName, MessageMiss>({
             workspaceId,
             sandboxId,
-            'message',
-            async (id) => {
+            kind: 'message',
+            find: async (id) => {
               if (id !== undefined) {
                 const arrival = await loadMessage(sandboxId, id);
                 if (arrival === undefined) return undefined;
@@ -364,7 +340,7 @@ export function createWaitService(
                 if (detail !== undefined) return { found: toMessageDetail(detail) };
               }
             },
-            async () =>
+            unread: async () =>
               (await listMessages(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined)).map(
                 (r) => ({
                   id: r.id,
@@ -375,10 +351,10 @@ export function createWaitService(
                   receivedAt: r.received_at,
                 }),
               ),
-            (arrivals, unread, returned) => messageMisses(filter, arrivals, unread, returned),
+            report: (arrivals, unread, returned) => messageMisses(filter, arrivals, unread, returned),
             opts,
             onOwned,
-          ),
+          }),
       );
     },
 
@@ -395,11 +371,11 @@ export function createWaitService(
         opts,
         (mark) => (filter = { ...filter, newerThan: mark }),
         (onOwned) =>
-          wait<RequestDetail, RequestFacts, RequestFilterName, RequestMiss>(
+          wait<RequestDetail, RequestFacts, RequestFilterName, RequestMiss>({
             workspaceId,
             sandboxId,
-            'request',
-            async (id) => {
+            kind: 'request',
+            find: async (id) => {
               if (id !== undefined) {
                 const arrival = await loadRequest(sandboxId, id);
                 if (arrival === undefined) return undefined;
@@ -420,7 +396,7 @@ export function createWaitService(
                 return { found: await toRequestDetail(claim ? { ...row, is_read: true } : row) };
               }
             },
-            async () =>
+            unread: async () =>
               (await listRequests(db, sandboxId, { isRead: false }, UNREAD_FOR_MISSES, undefined)).map(
                 (r) => ({
                   id: r.id,
@@ -430,10 +406,10 @@ export function createWaitService(
                   receivedAt: r.received_at,
                 }),
               ),
-            (arrivals, unread, returned) => requestMisses(filter, arrivals, unread, returned),
+            report: (arrivals, unread, returned) => requestMisses(filter, arrivals, unread, returned),
             opts,
             onOwned,
-          ),
+          }),
       );
     },
 
