@@ -120,6 +120,29 @@ export async function insertMessagesIfLive(
   }
 }
 
+/**
+ * How a list is read, by the kind of filter (store map: src/core/store/README.md):
+ * - `page`: no filter, the stream as it arrives (dashboard, list tools): one best plan, prepared.
+ * - `newest`: a filter the planner may answer from a search index instead of newest-first (a recipient, a `q`
+ *   on the trigram index): the sandbox's newest rows are tried first (newestFirst.ts), since stale statistics
+ *   after a burst make the planner read every match of a common word.
+ * - `candidates`: a `q` whose words are short identifier prefixes ("Order #123"): its newest word-index
+ *   candidates are matched first (candidateRowsFor).
+ * - `planned`: everything else (one message by id, a long identifier, subject/from filters): the planner's plan.
+ *   Identifiers are rare by design, and a try of the newest rows only doubled their cost (bench/list.ts).
+ */
+type ListStrategy = 'page' | 'newest' | 'candidates' | 'planned';
+
+export function messageListStrategy(filter: MessageFilter): ListStrategy {
+  if (FILTER_FIELDS.every((field) => filter[field] === undefined)) return 'page';
+  if (filter.id !== undefined) return 'planned';
+  const q = filter.q;
+  const trigramQ = q !== undefined && searchTextApplies(q) && searchWordsQuery(q) === undefined;
+  if (filter.capturedFor !== undefined || trigramQ) return 'newest';
+  if (q !== undefined && searchWordsAreShortPrefixes(q)) return 'candidates';
+  return 'planned';
+}
+
 export async function listMessages(
   db: Kysely<Database>,
   sandboxId: string,
@@ -127,41 +150,24 @@ export async function listMessages(
   limit: number,
   cursor: Cursor | undefined,
 ): Promise<MessageSummaryRow[]> {
-  // Only a filter the planner may answer from a search index instead of newest-first needs the try of the
-  // sandbox's newest rows (newestFirst.ts): a recipient, or a q on the trigram index. Not a q the word index
-  // serves: those are identifiers, rare by design, and that try cost them a millisecond or more (3-digit
-  // prefix at 1,000,000 messages: p50 3.0 -> 4.0 ms, p95 7.0 -> 12.7 ms); a short one tries its newest
-  // candidates instead (below). One message by id needs none.
-  const trigramQ =
-    filter.q !== undefined && searchTextApplies(filter.q) && searchWordsQuery(filter.q) === undefined;
-  const indexed = filter.id === undefined && (filter.capturedFor !== undefined || trigramQ);
-  const run = (probeRows: number | undefined) =>
-    messageList(db, sandboxId, filter, limit, cursor, probeRows).execute();
-  if (indexed) return newestFirst(limit, run);
-  // A short word with a digit at the end of q ("Order #123") tries its newest candidates first
-  // (candidateRowsFor). Longer words find few rows besides their own, and trying would run their query twice:
-  // at 1,000,000 messages a 5-digit prefix (11 rows) took p50 0.9 -> 2.0 ms with the try.
-  if (
-    filter.q !== undefined &&
-    searchWordsAreShortPrefixes(filter.q) &&
-    filter.id === undefined &&
-    filter.capturedFor === undefined
-  ) {
-    const candidates = sql<boolean>`messages.search_words @@ ${searchWordsQuery(filter.q)}::tsquery`;
-    return newestFirst(
-      limit,
-      (probeRows) => messageList(db, sandboxId, filter, limit, cursor, probeRows, candidates).execute(),
-      candidateRowsFor(limit),
-    );
+  const run = (probeRows: number | undefined, candidates?: RawBuilder<boolean>) =>
+    messageList(db, sandboxId, filter, limit, cursor, probeRows, candidates).execute();
+  switch (messageListStrategy(filter)) {
+    case 'page':
+      return preparedRows(
+        db,
+        cursor === undefined ? 'message_page' : 'message_page_after',
+        messageList(db, sandboxId, filter, limit, cursor, undefined),
+      );
+    case 'newest':
+      return newestFirst(limit, run);
+    case 'candidates': {
+      const candidates = sql<boolean>`messages.search_words @@ ${searchWordsQuery(filter.q as string)}::tsquery`;
+      return newestFirst(limit, (probeRows) => run(probeRows, candidates), candidateRowsFor(limit));
+    }
+    case 'planned':
+      return run(undefined);
   }
-  // The page without filters (a stream as it arrives: the dashboard, list tools) has one best plan.
-  if (FILTER_FIELDS.every((field) => filter[field] === undefined))
-    return preparedRows(
-      db,
-      cursor === undefined ? 'message_page' : 'message_page_after',
-      messageList(db, sandboxId, filter, limit, cursor, undefined),
-    );
-  return run(undefined);
 }
 
 function messageList(
