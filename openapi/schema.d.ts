@@ -779,6 +779,11 @@ export interface components {
              * @example http://127.0.0.1:8025/s/0b9c3c1e-6f1e-4d43-9a3c-1c1f0f7d2a11
              */
             dashboardUrl: string;
+            /**
+             * @description Additive. True for the inbound port's catch-all sandbox (`SMTP_CATCH_ALL`): mail sent to the
+             *     inbound port for any address outside the sandboxes' domains is stored here, with no login.
+             */
+            catchAll?: boolean;
         };
         /**
          * @description A mock rule as stored and returned. Rules are tried in list order; see `MockRuleInput` for
@@ -1426,6 +1431,8 @@ export interface components {
             emailAddress: string;
             /** @description As in `Sandbox`; absent from changes journaled before the dashboard existed. */
             dashboardUrl?: string;
+            /** @description As in `Sandbox`; absent from changes journaled before it existed. */
+            catchAll?: boolean;
         };
         /** @description A message summary plus the sandbox it arrived in. */
         LiveMessage: components["schemas"]["MessageSummary"] & {

@@ -29,6 +29,13 @@ async function serve(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, { logger });
   process.stdout.write(`Dashboard: ${server.core.endpoints.dashboardBaseUrl}/\n`);
+  if (server.catchAll !== undefined && server.ports.smtpInbound !== null) {
+    const smtpHost = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
+    process.stdout.write(
+      `Catch-all: mail sent to ${smtpHost}:${server.ports.smtpInbound} (no login, any address) lands in sandbox ` +
+        `"${server.catchAll.name}" (${server.catchAll.sandboxId}); SMTP_CATCH_ALL=off turns it off\n`,
+    );
+  }
   if (server.firstKey !== undefined) {
     process.stdout.write(`API key: ${server.firstKey}\n`);
     process.stdout.write(

@@ -27,6 +27,8 @@ export interface RunningServer {
   ports: { api: number; smtp: number; smtpInbound: number | null; capture: number };
   /** The first key of a brand-new store, when this start created it. */
   firstKey: string | undefined;
+  /** The inbound port's catch-all sandbox, when SMTP_CATCH_ALL is on and the inbound port listens. */
+  catchAll: { sandboxId: string; workspaceId: string; name: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -236,6 +238,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     }
     // Only once every port is ours: a start that fails earlier must not swallow the one-time first key.
     const { firstKey } = await core.workspaces.bootstrap(config.bootstrapApiKey);
+    // Made now, so the banner and the dashboard show it before the first mail arrives.
+    const catchAll = inboundPort === null ? undefined : await core.catchAll.ensure();
     sweeps = startSweeps(core, logger, { intervalSeconds: config.sweepIntervalSeconds });
     ready = true;
     logger.info(
@@ -247,6 +251,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         store: store.kind,
         fdLimit: fdLimit?.soft ?? null,
         apiMaxConnections: budget.maxConnections,
+        catchAll: catchAll?.sandboxId ?? null,
       },
       'sandtrap is ready',
     );
@@ -256,6 +261,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       core,
       api,
       firstKey,
+      catchAll,
       ports: { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort },
       close: () => (closing ??= stopAll()),
     };

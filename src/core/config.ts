@@ -67,6 +67,9 @@ const envSchema = z.object({
   ),
   SMTP_TLS_CERT: optionalString,
   SMTP_TLS_KEY: optionalString,
+  SMTP_INBOUND_STARTTLS: z.enum(['auto', 'on', 'off']).default('auto'),
+  SMTP_CATCH_ALL: z.enum(['auto', 'on', 'off']).default('auto'),
+  SMTP_CATCH_ALL_SANDBOX: z.string().trim().min(1).max(200).default('catch-all'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_SMTP_PER_IP: z.coerce.number().int().min(1).default(120),
   RATE_LIMIT_SMTP_PER_WORKSPACE: z.coerce.number().int().min(1).default(600),
@@ -117,6 +120,12 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
+  /** The inbound port offers STARTTLS: with a configured certificate (auto), always (on, self-signed if none), never. */
+  smtpInboundStartTls: boolean;
+  /** The inbound port stores mail for any address outside the sandboxes' domains in the catch-all sandbox. */
+  smtpCatchAll: boolean;
+  /** The catch-all: a sandbox id, or the name of a kept sandbox in the first workspace (made when missing). */
+  smtpCatchAllSandbox: string;
   rateLimits: boolean;
   /** Per 60 s window unless named otherwise; all lifted when rateLimits is false. */
   limits: {
@@ -203,6 +212,12 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     smtpTlsCert: e.SMTP_TLS_CERT,
     smtpTlsKey: e.SMTP_TLS_KEY,
+    smtpInboundStartTls:
+      e.SMTP_INBOUND_STARTTLS === 'on' ||
+      (e.SMTP_INBOUND_STARTTLS === 'auto' && e.SMTP_TLS_CERT !== undefined),
+    // auto: on when no other machine can reach the listeners, as Mailpit on a laptop catches everything.
+    smtpCatchAll: e.SMTP_CATCH_ALL === 'on' || (e.SMTP_CATCH_ALL === 'auto' && LOOPBACK_HOSTS.has(e.HOST)),
+    smtpCatchAllSandbox: e.SMTP_CATCH_ALL_SANDBOX,
     rateLimits: e.RATE_LIMITS === 'on',
     limits: Object.freeze({
       smtpPerIp: e.RATE_LIMIT_SMTP_PER_IP,

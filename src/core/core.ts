@@ -10,6 +10,7 @@ import { createMailIngest } from './mail/ingest.ts';
 import { createMessageParser } from './mail/parsePool.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createSmtpAdmission } from './mail/smtpAdmission.ts';
+import { createCatchAll, type CatchAll } from './mail/catchAll.ts';
 import { createMessageService } from './messages.ts';
 import { createClientMetadataFetcher } from './oauth/clientMetadataFetch.ts';
 import { createOAuthService } from './oauth/service.ts';
@@ -80,16 +81,32 @@ export function createCore({
     registrations: limits.oauthRegistrations,
     useAdvisoryLock: store.kind === 'postgres',
   });
+  const smtpAccess = createSmtpAccess(db, clock, bus, config.captureDomain);
+  const workspaces = createWorkspaceService(db, clock);
+  // The catch-all and the sandbox service refer to each other; both are only called after start.
+  const catchAll: CatchAll = createCatchAll(
+    db,
+    clock,
+    { enabled: config.smtpCatchAll, sandbox: config.smtpCatchAllSandbox },
+    {
+      firstWorkspaceId: async () =>
+        ((await workspaces.findBySubdomainOrId('default')) ?? (await workspaces.all())[0])?.orgId,
+      createSandbox: async (workspaceId, name) => (await sandboxes.create(workspaceId, { name })).id,
+      deleteSandbox: (workspaceId, id) => sandboxes.delete(workspaceId, id),
+      isLive: (id) => smtpAccess.isLive(id),
+    },
+  );
+  const sandboxes = createSandboxService(db, clock, endpoints, bus, (id) => catchAll.is(id));
   return {
     config,
     clock,
     storeKind: store.kind,
     bus,
-    workspaces: createWorkspaceService(db, clock),
+    workspaces,
     apiKeys,
     sessions: createSessionService(db, clock, apiKeys, bus),
     endpoints,
-    sandboxes: createSandboxService(db, clock, endpoints, bus),
+    sandboxes,
     messages: createMessageService(db, clock, bus),
     // Inline unless PARSE_POOL_MIN_BYTES says otherwise: the worker pool lost on the 2-core bench machine.
     ingestMail: createMailIngest(
@@ -99,7 +116,9 @@ export function createCore({
       createMessageParser({ poolFromBytes: config.parsePoolMinBytes }),
     ),
     /** SMTP commands' admission (login, sender, recipient), as `capture.admit` is for HTTP. */
-    smtp: createSmtpAdmission(createSmtpAccess(db, clock, bus, config.captureDomain), limits),
+    smtp: createSmtpAdmission(smtpAccess, limits, catchAll),
+    /** The inbound port's catch-all sandbox (SMTP_CATCH_ALL). */
+    catchAll,
     limits,
     capture: createCaptureService(db, clock, limits, bus, writers.requests),
     waits: createWaitService(db, clock, bus, expiry, { recheckMs: waitRecheckMs }),

@@ -40,6 +40,8 @@ export interface Sandbox {
   createdAt: Date;
   isEphemeral: boolean;
   expiresAt: Date | null;
+  /** The inbound port's catch-all (SMTP_CATCH_ALL): mail to any address outside the sandboxes' domains. */
+  catchAll: boolean;
 }
 
 export const DEFAULT_TTL_MINUTES = 60;
@@ -50,7 +52,14 @@ export type Endpoints = Pick<
   'publicSmtpHost' | 'publicSmtpPort' | 'captureDomain' | 'capturePublicUrl' | 'dashboardBaseUrl'
 >;
 
-export function createSandboxService(db: Kysely<Database>, clock: Clock, config: Endpoints, bus: EventBus) {
+export function createSandboxService(
+  db: Kysely<Database>,
+  clock: Clock,
+  config: Endpoints,
+  bus: EventBus,
+  /** Whether a sandbox is the catch-all (known once it is looked up at start). */
+  isCatchAll: (sandboxId: string) => boolean = () => false,
+) {
   function toSandbox(row: SandboxRow): Sandbox {
     const emailDomain = `${row.id}.${config.captureDomain}`;
     return {
@@ -69,6 +78,7 @@ export function createSandboxService(db: Kysely<Database>, clock: Clock, config:
       createdAt: row.created_at,
       isEphemeral: row.is_ephemeral,
       expiresAt: row.expires_at,
+      catchAll: isCatchAll(row.id),
     };
   }
 

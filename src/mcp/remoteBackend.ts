@@ -126,7 +126,12 @@ function waitAnswer<D, T, M>(
 }
 
 function sandbox(s: S['Sandbox']): Sandbox {
-  return { ...s, createdAt: date(s.createdAt), expiresAt: s.expiresAt === null ? null : date(s.expiresAt) };
+  return {
+    ...s,
+    createdAt: date(s.createdAt),
+    expiresAt: s.expiresAt === null ? null : date(s.expiresAt),
+    catchAll: s.catchAll ?? false,
+  };
 }
 
 function messageSummary(m: S['MessageSummary']): MessageSummary {

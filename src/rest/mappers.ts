@@ -48,6 +48,7 @@ export function sandboxDto(s: Sandbox): Schemas['Sandbox'] {
     emailDomain: s.emailDomain,
     emailAddress: s.emailAddress,
     dashboardUrl: s.dashboardUrl,
+    catchAll: s.catchAll,
   };
 }
 

@@ -190,7 +190,10 @@ export function createCaptureSmtpServer({
     size: MAX_MESSAGE_BYTES,
     authMethods: ['PLAIN', 'LOGIN'],
     authOptional: mode === 'inbound',
-    disabledCommands: mode === 'inbound' ? ['AUTH'] : [],
+    // The inbound port is plain unless asked (SMTP_INBOUND_STARTTLS): clients such as nodemailer upgrade whenever
+    // STARTTLS is offered, and then refuse our self-signed certificate.
+    disabledCommands:
+      mode === 'inbound' ? ['AUTH', ...(core.config.smtpInboundStartTls ? [] : ['STARTTLS'])] : [],
     // AUTH before STARTTLS reaches onAuth, which answers 530 5.7.0 (smtp-server's own reply would be 538).
     allowInsecureAuth: true,
     authRequiredMessage: '5.7.0 Authentication required: AUTH with the sandbox id and its smtpPassword',

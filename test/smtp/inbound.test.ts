@@ -55,9 +55,16 @@ async function openWire(port: number): Promise<Wire> {
   return wire;
 }
 
-/** startTestServer with the inbound listener on. */
+/**
+ * startTestServer with the inbound listener on, offering STARTTLS (SMTP_INBOUND_STARTTLS=on) so clients that
+ * upgrade are covered too; the plain default is catchAll.test.ts's.
+ */
 async function startWithInbound(store: Store, env: Record<string, string> = {}): Promise<TestServer> {
-  const server = await startTestServer(store, { SMTP_INBOUND_PORT: String(await freePort()), ...env });
+  const server = await startTestServer(store, {
+    SMTP_INBOUND_PORT: String(await freePort()),
+    SMTP_INBOUND_STARTTLS: 'on',
+    ...env,
+  });
   assert.ok(server.ports.smtpInbound !== null, 'the inbound listener is on');
   return server;
 }

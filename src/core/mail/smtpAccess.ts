@@ -56,6 +56,14 @@ export function createSmtpAccess(db: Kysely<Database>, clock: Clock, bus: EventB
       return live(id);
     },
 
+    /** Whether an address is under CAPTURE_DOMAIN (a sandbox's form), live sandbox or not. */
+    inCaptureDomain(address: string): boolean {
+      return address
+        .slice(address.lastIndexOf('@') + 1)
+        .toLowerCase()
+        .endsWith(suffix);
+    },
+
     /** Whether a sandbox can still receive (for a session authenticated before it was deleted). */
     async isLive(sandboxId: string): Promise<boolean> {
       return (await live(sandboxId)) !== undefined;

@@ -2,6 +2,7 @@
 // who logs in, who may start a message and which sandbox a recipient reaches, under the SMTP rate limits.
 // The adapter turns a refusal into its reply (src/smtp/replies.ts).
 import type { RateLimits } from '../rateLimits.ts';
+import type { CatchAll } from './catchAll.ts';
 import type { MailTarget, SmtpAccess } from './smtpAccess.ts';
 
 /** Failed logins one connection may make; the last one closes it. */
@@ -38,7 +39,7 @@ export type SmtpRefusal =
 
 export type SmtpAdmission = { ok: true; target?: MailTarget } | ({ ok: false } & SmtpRefusal);
 
-export function createSmtpAdmission(access: SmtpAccess, limits: RateLimits) {
+export function createSmtpAdmission(access: SmtpAccess, limits: RateLimits, catchAll: CatchAll) {
   async function login(facts: Extract<SmtpFacts, { stage: 'auth' }>): Promise<SmtpAdmission> {
     // Failures count per address AND username: a shared NAT or CI runner where someone mistyped another
     // sandbox's password must not lock out every sandbox from that address.
@@ -73,7 +74,10 @@ export function createSmtpAdmission(access: SmtpAccess, limits: RateLimits) {
   }
 
   async function recipient(facts: Extract<SmtpFacts, { stage: 'rcpt' }>): Promise<SmtpAdmission> {
-    const target = await access.recipientTarget(facts.address);
+    let target = await access.recipientTarget(facts.address);
+    // Outside every sandbox's domain, the catch-all takes it; a sandbox's address that is gone stays refused.
+    if (target === undefined && catchAll.enabled && !access.inCaptureDomain(facts.address))
+      target = await catchAll.ensure();
     if (target === undefined) return { ok: false, reason: 'unknown_recipient', address: facts.address };
     if (!facts.counted.has(target.workspaceId)) {
       const perWorkspace = await limits.smtpInboundPerWorkspace.consume(target.workspaceId);

@@ -116,7 +116,7 @@ export function SandboxesPage() {
         )
       ) : (
         <ul class="cards" aria-label="Sandboxes" data-keylist>
-          {items.map((sandbox) => (
+          {catchAllFirst(items).map((sandbox) => (
             <SandboxCard key={sandbox.id} sandbox={sandbox} onTag={(text) => setQ(text)} />
           ))}
         </ul>
@@ -132,6 +132,11 @@ export function SandboxesPage() {
   );
 }
 
+/** The catch-all (SMTP_CATCH_ALL) leads the list: it is where an app with no credentials sends. */
+function catchAllFirst(items: ListedSandbox[]): ListedSandbox[] {
+  return [...items.filter((s) => s.catchAll === true), ...items.filter((s) => s.catchAll !== true)];
+}
+
 function matches(sandbox: ListedSandbox, q: string): boolean {
   if (!q) return true;
   const needle = q.toLowerCase();
@@ -143,11 +148,19 @@ function matches(sandbox: ListedSandbox, q: string): boolean {
 function SandboxCard({ sandbox, onTag }: { sandbox: ListedSandbox; onTag: (text: string) => void }) {
   const tags = Object.entries(sandbox.tags);
   return (
-    <li class="card">
+    <li class={sandbox.catchAll === true ? 'card catch-all' : 'card'}>
       <Link href={paths.sandbox(sandbox.id)} class="card-title">
         {sandbox.name}
       </Link>
       <div class="card-meta">
+        {sandbox.catchAll === true && (
+          <span
+            class="badge"
+            title="Mail sent to the inbound SMTP port, with no login, for any address outside the sandboxes' domains lands here"
+          >
+            catch-all: any address, no login
+          </span>
+        )}
         <code class="muted">{sandbox.emailAddress}</code>
         <span class="muted">
           created <Time iso={sandbox.createdAt} />

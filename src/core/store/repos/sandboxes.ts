@@ -149,3 +149,20 @@ export async function findExpiredSandbox(
     .executeTakeFirst();
   return row?.expires_at ?? undefined;
 }
+
+/** Live, kept sandboxes of a workspace with this exact name, oldest first (the catch-all's lookup). */
+export async function findKeptSandboxesByName(
+  db: Kysely<Database>,
+  workspaceId: string,
+  name: string,
+): Promise<SandboxRow[]> {
+  return db
+    .selectFrom('sandboxes')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('name', '=', name)
+    .where('is_ephemeral', '=', false)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
