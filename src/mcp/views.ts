@@ -27,6 +27,7 @@ export const sandboxSummarySchema = z.object({
   created_at: z.string(),
   tags: z.record(z.string(), z.string()),
   dashboard_url: z.string().describe('The sandbox in the dashboard, for a person to look at.'),
+  catch_all: z.boolean().optional().describe('Catches inbound mail to any outside address.'),
 });
 
 export const mockRuleSchema = z.object({
@@ -58,6 +59,7 @@ export function sandboxSummaryView(s: Sandbox): z.infer<typeof sandboxSummarySch
     created_at: iso(s.createdAt),
     tags: s.tags,
     dashboard_url: s.dashboardUrl,
+    ...(s.catchAll ? { catch_all: true } : {}),
   };
 }
 

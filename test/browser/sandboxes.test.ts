@@ -3,6 +3,7 @@
 // each view checked with axe-core and saved as a screenshot.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import nodemailer from 'nodemailer';
 import { axe, eventually, screenshot, signedIn, useDashboard } from './helpers.ts';
 
 describe('dashboard sandboxes and setup', () => {
@@ -100,6 +101,26 @@ describe('dashboard sandboxes and setup', () => {
     await page.getByRole('button', { name: 'Copy password', exact: true }).click();
     await screenshot(page, 'setup-copied');
     await axe(page, 'Setup tab right after a copy');
+    await context.close();
+  });
+
+  test('the catch-all sandbox leads the list, marked, and mail sent with no login lands in it', async () => {
+    await h.createSandbox('newest app');
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: h.server.ports.smtpInbound });
+    await transport.sendMail({
+      from: 'app@example.com',
+      to: 'alice@example.com',
+      subject: 'Caught',
+      text: 'hi',
+    });
+    const { context, page } = await signedIn(h);
+    const cards = page.getByRole('list', { name: 'Sandboxes' }).locator(':scope > li');
+    await cards.first().getByText('catch-all: any address, no login').waitFor();
+    assert.equal(await cards.first().getByRole('link').first().textContent(), 'catch-all');
+    await screenshot(page, 'sandboxes-catch-all');
+    await axe(page, 'Sandboxes page with the catch-all');
+    await cards.first().getByRole('link', { name: 'catch-all', exact: true }).click();
+    await page.getByText('Caught').first().waitFor();
     await context.close();
   });
 
