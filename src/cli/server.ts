@@ -201,6 +201,13 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     core,
     logger,
     isReady: () => ready,
+    listeners: () => [
+      ...smtpServers.map((smtp, i) => ({
+        part: i === 0 ? 'smtp' : 'smtp-inbound',
+        ok: smtp.server.listening,
+      })),
+      ...started.map((server) => ({ part: 'capture', ok: server.listening })),
+    ],
     redis,
     mount: (scope) => installMcpRoute(scope, core, VERSION),
     maxConnections: budget.maxConnections,

@@ -11,6 +11,7 @@ import { createMessageParser } from './mail/parsePool.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createSmtpAdmission } from './mail/smtpAdmission.ts';
 import { createCatchAll, type CatchAll } from './mail/catchAll.ts';
+import { probeStore } from './health.ts';
 import { createMessageService } from './messages.ts';
 import { createClientMetadataFetcher } from './oauth/clientMetadataFetch.ts';
 import { createOAuthService } from './oauth/service.ts';
@@ -119,6 +120,8 @@ export function createCore({
     smtp: createSmtpAdmission(smtpAccess, limits, catchAll),
     /** The inbound port's catch-all sandbox (SMTP_CATCH_ALL). */
     catchAll,
+    /** Whether the store answers now (/readyz). */
+    probeStore: () => probeStore(db),
     limits,
     capture: createCaptureService(db, clock, limits, bus, writers.requests),
     waits: createWaitService(db, clock, bus, expiry, { recheckMs: waitRecheckMs }),

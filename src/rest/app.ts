@@ -27,6 +27,7 @@ import { eventRoutes } from './routes/events.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { messageHtmlRoutes } from './routes/messageHtml.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { probeRoutes, type ReadinessPart } from './probes.ts';
 import { mockPreviewRoutes } from './routes/mockPreview.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
@@ -38,6 +39,8 @@ export interface ApiOptions {
   logger: Logger;
   /** /healthz answers 200 only once this says every listener is up. */
   isReady?: () => boolean;
+  /** The other listeners for /readyz, named, and whether each accepts connections now. */
+  listeners?: () => ReadinessPart[];
   /** Shared rate-limit counters (REDIS_URL); in memory without it. */
   redis?: Redis | undefined;
   /** Other routes on this listener (MCP), under the per-IP limit; they do their own authentication. */
@@ -66,6 +69,7 @@ export async function buildApi({
   core,
   logger,
   isReady = () => true,
+  listeners = () => [],
   redis,
   mount,
   webDir,
@@ -129,12 +133,13 @@ export async function buildApi({
   installErrorHandling(app);
   const limiters = await installRateLimit(app, core.config, redis);
 
-  app.get(
-    '/healthz',
-    // A probe's connection is not kept alive: probing every few seconds must not hold a socket for good.
-    { logLevel: 'warn', onRequest: [closeAfterReply, ...(limiters ? [limiters.healthz] : [])] },
-    async (_request, reply) => (isReady() ? { status: 'ok' } : reply.code(503).send({ status: 'starting' })),
-  );
+  // A probe's connection is not kept alive: probing every few seconds must not hold a socket for good.
+  probeRoutes(app, {
+    core,
+    isReady,
+    listeners,
+    onRequest: [closeAfterReply, ...(limiters ? [limiters.healthz] : [])],
+  });
   await installDocs(app);
   await app.register(async (scope) => dashboardRoutes(scope, webDir));
 
