@@ -140,6 +140,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
         'The sandbox was deleted while the request arrived; nothing was recorded.',
       );
     }
+    core.metrics.workspaceItems?.inc({ workspace: admission.target.workspaceId, stream: 'requests' });
     // Core built the whole list, Content-Length included, and recorded it with the body as sent.
     res.writeHead(reply.status, reply.headers.flat());
     res.end(reply.body);
@@ -156,9 +157,11 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
   );
   server.on('checkContinue', (req, res) => serve(req, res, true));
   const capitalize = (phrase: string) => phrase.charAt(0).toUpperCase() + phrase.slice(1);
+  const metricsOn = core.config.metrics.mode !== 'off';
 
   function serve(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
     const ex: Exchange = { requestId: requestIdFrom(req.headers['x-request-id']), close: expectsContinue };
+    if (metricsOn) res.once('finish', () => core.metrics.captures.inc({ status: String(res.statusCode) }));
     handle(req, res, ex).catch((err: unknown) => {
       const unavailable = isAppError(err) && err.code === 'unavailable';
       // The store's reason ("disk full in DATA_DIR", "the database is unreachable") goes into the log and reply.

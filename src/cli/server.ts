@@ -15,6 +15,7 @@ import { createPgNotifyTransport } from '../core/store/pgNotify.ts';
 import { openStore, type Store } from '../core/store/openStore.ts';
 import { installMcpRoute } from '../mcp/httpRoute.ts';
 import { buildApi, MAX_CONNECTIONS } from '../rest/app.ts';
+import { createMetricsListener } from './metricsListener.ts';
 import { apiConnectionBudget, readFdLimit } from './fdLimit.ts';
 import { VERSION } from './version.ts';
 import { createCaptureSmtpServer } from '../smtp/captureServer.ts';
@@ -24,7 +25,7 @@ import { startSweeps, type Sweeps } from './sweeps.ts';
 export interface RunningServer {
   core: Core;
   api: FastifyInstance;
-  ports: { api: number; smtp: number; smtpInbound: number | null; capture: number };
+  ports: { api: number; smtp: number; smtpInbound: number | null; capture: number; metrics: number | null };
   /** The first key of a brand-new store, when this start created it. */
   firstKey: string | undefined;
   /** The inbound port's catch-all sandbox, when SMTP_CATCH_ALL is on and the inbound port listens. */
@@ -174,6 +175,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
   let sweeps: Sweeps | undefined;
   const started: NetServer[] = [];
   const smtpServers: SMTPServer[] = [];
+  /** The listeners besides the API, named for /readyz. */
+  const listening: Array<{ part: string; server: NetServer }> = [];
   const stopAll = async () => {
     ready = false;
     const sweepsStopped = sweeps?.stop();
@@ -201,13 +204,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     core,
     logger,
     isReady: () => ready,
-    listeners: () => [
-      ...smtpServers.map((smtp, i) => ({
-        part: i === 0 ? 'smtp' : 'smtp-inbound',
-        ok: smtp.server.listening,
-      })),
-      ...started.map((server) => ({ part: 'capture', ok: server.listening })),
-    ],
+    listeners: () => listening.map(({ part, server }) => ({ part, ok: server.listening })),
     redis,
     mount: (scope) => installMcpRoute(scope, core, VERSION),
     maxConnections: budget.maxConnections,
@@ -222,6 +219,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       smtp.on('error', (err) => logger.warn({ err, listener: `smtp-${mode}` }, 'SMTP connection error'));
       const bound = await listen(smtp.server, port, config.host, variable);
       smtpServers.push(smtp);
+      listening.push({ part: mode === 'submission' ? 'smtp' : 'smtp-inbound', server: smtp.server });
       return bound;
     };
     const smtpPort = await startSmtp('submission', config.smtpPort, 'SMTP_PORT');
@@ -232,6 +230,14 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     const capture = createCaptureListener(core, logger);
     const capturePort = await listen(capture, config.capturePort, config.host, 'CAPTURE_PORT');
     started.push(capture);
+    listening.push({ part: 'capture', server: capture });
+    let metricsPort: number | null = null;
+    if (config.metrics.mode === 'listener') {
+      const metricsListener = createMetricsListener(core);
+      metricsPort = await listen(metricsListener, config.metrics.port, config.metrics.host, 'METRICS');
+      started.push(metricsListener);
+      listening.push({ part: 'metrics', server: metricsListener });
+    }
     await api.listen({ port: config.apiPort, host: config.host, backlog: 4096 }).catch((err: unknown) => {
       throw listenFailure(err, 'API_PORT', config.apiPort, config.host);
     });
@@ -269,7 +275,13 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
       api,
       firstKey,
       catchAll,
-      ports: { api: apiPort, smtp: smtpPort, smtpInbound: inboundPort, capture: capturePort },
+      ports: {
+        api: apiPort,
+        smtp: smtpPort,
+        smtpInbound: inboundPort,
+        capture: capturePort,
+        metrics: metricsPort,
+      },
       close: () => (closing ??= stopAll()),
     };
   } catch (err) {

@@ -69,6 +69,16 @@ const envSchema = z.object({
   SMTP_TLS_KEY: optionalString,
   SMTP_INBOUND_STARTTLS: z.enum(['auto', 'on', 'off']).default('auto'),
   SMTP_CATCH_ALL: z.enum(['auto', 'on', 'off']).default('auto'),
+  METRICS: z
+    .string()
+    .trim()
+    .default('off')
+    .refine(
+      (v) => v === 'off' || v === 'on' || /^[^:\s]*:\d{1,5}$/.test(v),
+      'must be off, on or <host>:<port>',
+    ),
+  METRICS_TOKEN: optionalString,
+  METRICS_PER_WORKSPACE: z.enum(['on', 'off']).default('off'),
   SMTP_CATCH_ALL_SANDBOX: z.string().trim().min(1).max(200).default('catch-all'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_SMTP_PER_IP: z.coerce.number().int().min(1).default(120),
@@ -126,6 +136,15 @@ export interface Config {
   smtpCatchAll: boolean;
   /** The catch-all: a sandbox id, or the name of a kept sandbox in the first workspace (made when missing). */
   smtpCatchAllSandbox: string;
+  /**
+   * Prometheus metrics: off, on the API port at /metrics (`api`), or on a listener of their own (`listener`,
+   * with its host and port).
+   */
+  metrics: { mode: 'off' | 'api' } | { mode: 'listener'; host: string; port: number };
+  /** A bearer token /metrics then requires; unset = none (keep the endpoint private). */
+  metricsToken: string | undefined;
+  /** Counters per workspace (a workspace id label). */
+  metricsPerWorkspace: boolean;
   rateLimits: boolean;
   /** Per 60 s window unless named otherwise; all lifted when rateLimits is false. */
   limits: {
@@ -179,6 +198,14 @@ function reachableHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
+/** METRICS: `off`, `on` (the API port), or `<host>:<port>` (a listener of its own; an empty host is HOST). */
+function metricsMode(value: string, host: string): Config['metrics'] {
+  if (value === 'off') return { mode: 'off' };
+  if (value === 'on') return { mode: 'api' };
+  const colon = value.lastIndexOf(':');
+  return { mode: 'listener', host: value.slice(0, colon) || host, port: Number(value.slice(colon + 1)) };
+}
+
 export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -218,6 +245,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     // auto: on when no other machine can reach the listeners, as Mailpit on a laptop catches everything.
     smtpCatchAll: e.SMTP_CATCH_ALL === 'on' || (e.SMTP_CATCH_ALL === 'auto' && LOOPBACK_HOSTS.has(e.HOST)),
     smtpCatchAllSandbox: e.SMTP_CATCH_ALL_SANDBOX,
+    metrics: metricsMode(e.METRICS, e.HOST),
+    metricsToken: e.METRICS_TOKEN,
+    metricsPerWorkspace: e.METRICS_PER_WORKSPACE === 'on',
     rateLimits: e.RATE_LIMITS === 'on',
     limits: Object.freeze({
       smtpPerIp: e.RATE_LIMIT_SMTP_PER_IP,

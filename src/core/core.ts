@@ -12,6 +12,7 @@ import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createSmtpAdmission } from './mail/smtpAdmission.ts';
 import { createCatchAll, type CatchAll } from './mail/catchAll.ts';
 import { probeStore } from './health.ts';
+import { createMetrics } from './metrics.ts';
 import { createMessageService } from './messages.ts';
 import { createClientMetadataFetcher } from './oauth/clientMetadataFetch.ts';
 import { createOAuthService } from './oauth/service.ts';
@@ -53,9 +54,22 @@ export function createCore({
 }: CoreDeps) {
   const { db } = store;
   const limits = createRateLimits(config, redis);
+  const metrics = createMetrics({
+    perWorkspace: config.metricsPerWorkspace,
+    processMetrics: config.metrics.mode !== 'off',
+  });
   const apiKeys = createApiKeyService(db, clock);
   // Group commit, its concurrency and prepared inserts are the store's business, per stream.
-  const writers = createStoreWriters(store);
+  // Timing each commit costs a little on the hottest path: only when someone scrapes it.
+  const writers = createStoreWriters(
+    store,
+    config.metrics.mode === 'off'
+      ? undefined
+      : {
+          batch: (stream, items) => metrics.batchSize.observe({ stream }, items),
+          acknowledged: (stream, seconds) => metrics.commitSeconds.observe({ stream }, seconds),
+        },
+  );
   // Mutable only until the listeners are bound: port 0 (tests) is replaced by the port actually taken.
   const endpoints: Endpoints = {
     publicSmtpHost: config.publicSmtpHost,
@@ -67,6 +81,15 @@ export function createCore({
   // One timer per expiring sandbox, shared by the waits and streams open on it.
   const expiry = createExpiryWatch(clock);
   const liveEvents = createLiveEventService(db, clock, bus, expiry, { recheckMs: waitRecheckMs });
+  const waits = createWaitService(db, clock, bus, expiry, {
+    recheckMs: waitRecheckMs,
+    onEnded: (stream, outcome) => metrics.waits.inc({ stream, outcome }),
+    onWake: (seconds) => metrics.waitWake.observe(seconds),
+  });
+  metrics.read('sandtrap_waits_open', () => waits.active());
+  metrics.read('sandtrap_event_streams_open', () => liveEvents.openCount());
+  metrics.read('sandtrap_store_connections', () => store.connections?.().total ?? 1);
+  metrics.read('sandtrap_store_connections_waiting', () => store.connections?.().waiting ?? 0);
   const sweep = createSweeper(db, clock, bus, {
     retentionDays: config.retentionDays,
     useAdvisoryLock: store.kind === 'postgres',
@@ -120,11 +143,13 @@ export function createCore({
     smtp: createSmtpAdmission(smtpAccess, limits, catchAll),
     /** The inbound port's catch-all sandbox (SMTP_CATCH_ALL). */
     catchAll,
+    /** Prometheus metrics (METRICS): the adapters count what they answer. */
+    metrics,
     /** Whether the store answers now (/readyz). */
     probeStore: () => probeStore(db),
     limits,
     capture: createCaptureService(db, clock, limits, bus, writers.requests),
-    waits: createWaitService(db, clock, bus, expiry, { recheckMs: waitRecheckMs }),
+    waits,
     /** VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. */
     maintainStore: (options?: MaintenanceOptions): Promise<MaintenanceResult> =>
       store.kind === 'pglite' ? maintainTables(db, options) : Promise.resolve({ analyzed: [], vacuumed: [] }),

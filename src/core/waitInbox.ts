@@ -21,6 +21,8 @@ export interface InboxOptions {
 export interface WaitInbox {
   /** The next entry, or undefined once `signal` aborted (at once if it already had). */
   next(signal: AbortSignal): Promise<InboxEntry | undefined>;
+  /** When an arrival entered the queue (performance.now()), for the wake-up metric; undefined for the rest. */
+  receivedAt(entry: InboxEntry): number | undefined;
   /** Asks for a look again after `retryMs` (once, however often it is called meanwhile). */
   retryLater(): void;
   close(): void;
@@ -28,8 +30,10 @@ export interface WaitInbox {
 
 export function openWaitInbox(o: InboxOptions): WaitInbox {
   const queue: InboxEntry[] = [];
+  const arrivals = new WeakMap<SandboxEvent, number>();
   let wake: (() => void) | undefined;
   const push = (entry: InboxEntry) => {
+    if (typeof entry === 'object') arrivals.set(entry, performance.now());
     queue.push(entry);
     wake?.();
   };
@@ -70,6 +74,7 @@ export function openWaitInbox(o: InboxOptions): WaitInbox {
       }
       return signal.aborted ? undefined : queue.shift();
     },
+    receivedAt: (entry) => (typeof entry === 'object' ? arrivals.get(entry) : undefined),
     retryLater() {
       if (retry !== undefined) return;
       retry = setTimeout(() => {

@@ -113,7 +113,13 @@ export function createWaitService(
   clock: Clock,
   bus: EventBus,
   expiry: ExpiryWatch,
-  options: { recheckMs: number | undefined },
+  options: {
+    recheckMs: number | undefined;
+    /** How each wait ended (metrics): found, timeout, gone (404) or error. */
+    onEnded?: (stream: 'messages' | 'requests', outcome: 'found' | 'timeout' | 'gone' | 'error') => void;
+    /** From an arrival reaching a wait to the wait answering with it, in seconds (metrics). */
+    onWake?: (seconds: number) => void;
+  },
 ) {
   let active = 0;
   const admission = createAdmission();
@@ -146,8 +152,23 @@ export function createWaitService(
     };
   }
 
-  /** Reads the store for the answer once the sandbox is known to be the caller's, then listens. */
+  /** A wait, reported to `onEnded` however it ends. */
   async function wait<T extends { id: string }, F, N, M>(
+    spec: WaitSpec<T, F, N, M>,
+  ): Promise<WaitResult<T, M>> {
+    const stream = spec.kind === 'message' ? 'messages' : 'requests';
+    try {
+      const result = await waitFor(spec);
+      options.onEnded?.(stream, result.status);
+      return result;
+    } catch (err) {
+      options.onEnded?.(stream, isAppError(err) && err.code === 'not_found' ? 'gone' : 'error');
+      throw err;
+    }
+  }
+
+  /** Reads the store for the answer once the sandbox is known to be the caller's, then listens. */
+  async function waitFor<T extends { id: string }, F, N, M>(
     spec: WaitSpec<T, F, N, M>,
   ): Promise<WaitResult<T, M>> {
     const { opts } = spec;
@@ -253,7 +274,11 @@ export function createWaitService(
         continue;
       }
       if (look === undefined) continue;
-      if ('found' in look) return answer(spec, look.found, passedOver, nonMatching);
+      if ('found' in look) {
+        const arrivedAt = inbox.receivedAt(next);
+        if (arrivedAt !== undefined) options.onWake?.((performance.now() - arrivedAt) / 1000);
+        return answer(spec, look.found, passedOver, nonMatching);
+      }
       nonMatching++;
       passedOver.push({ item: look.missed, failed: look.failed });
       if (passedOver.length > MAX_MISSES) passedOver.shift();

@@ -27,6 +27,7 @@ import { eventRoutes } from './routes/events.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { messageHtmlRoutes } from './routes/messageHtml.ts';
 import { messageRoutes } from './routes/messages.ts';
+import { metricsRoutes } from './metricsRoutes.ts';
 import { probeRoutes, type ReadinessPart } from './probes.ts';
 import { mockPreviewRoutes } from './routes/mockPreview.ts';
 import { requestRoutes } from './routes/requests.ts';
@@ -121,6 +122,7 @@ export async function buildApi({
     // (`inject` requests have no real socket.)
     if (HOLDS_OPEN.test(request.routeOptions.url ?? '')) request.raw.socket?.setTimeout?.(HOLDING_SOCKET_MS);
   });
+  metricsRoutes(app, core);
   capConnectionsPerAddress(app, {
     perAddress: core.config.connectionsPerIp.api,
     trustedProxies: core.config.trustedProxies,

@@ -19,6 +19,7 @@ export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_RECIPIENTS = 100;
 
 type Callback = (err?: SmtpReplyError | null) => void;
+type SmtpCommand = 'connect' | 'auth' | 'mail' | 'rcpt' | 'data';
 
 export interface CaptureSmtpOptions {
   core: Core;
@@ -138,6 +139,15 @@ export function createCaptureSmtpServer({
       throw fromCoreError(err);
     }
     if (result.stored.length === 0) throw replies.sandboxGone();
+    const perWorkspace = core.metrics.workspaceItems;
+    if (perWorkspace !== undefined) {
+      const workspaces =
+        mode === 'submission'
+          ? [(session.user as MailTarget).workspaceId]
+          : session.envelope.rcptTo.map((r) => recipientTargets.get(r)?.workspaceId);
+      for (const workspace of new Set(workspaces))
+        if (workspace !== undefined) perWorkspace.inc({ workspace, stream: 'messages' });
+    }
     log.debug({ session: session.id, stored: result.stored, bytes }, 'message captured');
     return `2.6.0 Captured ${result.stored.map((s) => s.messageId).join(', ')}`;
   }
@@ -158,9 +168,12 @@ export function createCaptureSmtpServer({
    * smtp-server takes callbacks; run a promise handler and answer with its result or its reply error. While it
    * runs the session is not idle; an accepted step is progress (connectionGuard.ts).
    */
+  const count = (command: SmtpCommand, code: number) =>
+    core.metrics.smtpReplies.inc({ listener: mode, command, code: String(code) });
   const settle =
     <T>(
       session: SMTPServerSession,
+      command: SmtpCommand,
       work: () => Promise<T>,
       done: (err: SmtpReplyError | null, value?: T) => void,
     ) =>
@@ -169,15 +182,18 @@ export function createCaptureSmtpServer({
       work().then(
         (value) => {
           guard.done(session, true);
+          count(command, command === 'auth' ? 235 : 250);
           done(null, value);
         },
         (err: unknown) => {
           guard.done(session, false);
-          if ((err as SmtpReplyError).responseCode === undefined) {
+          let reply = err as SmtpReplyError;
+          if (reply.responseCode === undefined) {
             logFailure(log, err, {}, { refused: 'SMTP command refused', failed: 'SMTP handler failed' });
-            return done(fromCoreError(err));
+            reply = fromCoreError(err);
           }
-          done(err as SmtpReplyError);
+          count(command, reply.responseCode);
+          done(reply);
         },
       );
     };
@@ -205,7 +221,9 @@ export function createCaptureSmtpServer({
     closeTimeout: 5_000,
     logger: false,
     onConnect(session, callback) {
-      callback(guard.admit(session));
+      const refused = guard.admit(session);
+      if (refused) count('connect', refused.responseCode);
+      callback(refused);
     },
     onSecure(socket, session, callback) {
       guard.secured(session, socket);
@@ -214,19 +232,21 @@ export function createCaptureSmtpServer({
     onAuth(auth, session, callback) {
       settle(
         session,
+        'auth',
         () => onAuth(auth, session),
         (err, user) => (err ? callback(err) : callback(null, { user })),
       )();
     },
     onMailFrom(_address, session, callback: Callback) {
-      settle(session, () => onMailFrom(session), callback)();
+      settle(session, 'mail', () => onMailFrom(session), callback)();
     },
     onRcptTo(address, session, callback: Callback) {
-      settle(session, () => onRcptTo(address, session), callback)();
+      settle(session, 'rcpt', () => onRcptTo(address, session), callback)();
     },
     onData(stream, session, callback) {
       settle(
         session,
+        'data',
         () => onData(stream, session),
         (err, message) => (err ? callback(err) : callback(null, message)),
       )();

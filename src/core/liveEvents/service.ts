@@ -194,6 +194,9 @@ export function createLiveEventService(
   }
 
   return {
+    /** Streams open now (metrics). */
+    openCount: () => streams.size,
+
     /**
      * Checks access and limits and joins the tail; nothing is written yet, so a refusal (404, 429) can still be
      * answered as an error. The caller then runs the stream on its connection.

@@ -16,6 +16,8 @@ export interface Store {
   db: Kysely<Database>;
   kind: StoreKind;
   close(): Promise<void>;
+  /** The PostgreSQL pool's connections and the queries waiting for one (metrics); absent for PGlite. */
+  connections?: () => { total: number; waiting: number };
 }
 
 export type StoreOptions =
@@ -97,7 +99,12 @@ async function openPostgres(
     await db.destroy();
     throw err;
   }
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    kind: 'postgres',
+    close: () => db.destroy(),
+    connections: () => ({ total: pool.totalCount, waiting: pool.waitingCount }),
+  };
 }
 
 /** Closing twice is harmless: the server and its owner may both close the store on shutdown. */

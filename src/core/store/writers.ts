@@ -10,6 +10,8 @@ import { insertRequestsIfCurrent, type RequestToStore } from './repos/requests.t
 import type { Database, NewMessageRow } from './schema.ts';
 import { isDiskRefusal } from './unavailable.ts';
 
+type Stream = 'messages' | 'requests';
+
 export type MessageRowToStore = NewMessageRow & LiveRow;
 export type { RequestToStore };
 
@@ -51,11 +53,30 @@ function tuningFor(kind: StoreKind): Tuning {
   };
 }
 
-function messageWriter(db: Kysely<Database>, tuning: Tuning): MessageWriter {
+/** What the writers report (core/metrics.ts): each batch's size and each item's wait for its commit. */
+export interface WriterMetrics {
+  batch(stream: Stream, items: number): void;
+  acknowledged(stream: Stream, seconds: number): void;
+}
+
+const noMetrics: WriterMetrics = { batch: () => {}, acknowledged: () => {} };
+
+/** Resolves as `work` does, reporting how long it took. */
+async function timed<T>(work: Promise<T>, done: (seconds: number) => void): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work;
+  } finally {
+    done((performance.now() - started) / 1000);
+  }
+}
+
+function messageWriter(db: Kysely<Database>, tuning: Tuning, metrics: WriterMetrics): MessageWriter {
   // Messages parsed while a commit is running are committed together in the next transaction; each sender's
   // rows resolve only when the transaction holding them has committed.
   const commits = new GroupCommit<MessageRowToStore[], Set<string>>(
     async (messages) => {
+      metrics.batch('messages', messages.length);
       const stored = await insertMessagesIfLive(db, messages.flat());
       return messages.map((rows) => new Set(rows.filter((r) => stored.has(r.id)).map((r) => r.id)));
     },
@@ -69,13 +90,22 @@ function messageWriter(db: Kysely<Database>, tuning: Tuning): MessageWriter {
       failsEveryItem: isDiskRefusal,
     },
   );
-  return { announce: () => commits.announce() };
+  return {
+    announce: () => {
+      const announced = commits.announce();
+      return {
+        submit: (rows) => timed(announced.submit(rows), (s) => metrics.acknowledged('messages', s)),
+        withdraw: () => announced.withdraw(),
+      };
+    },
+  };
 }
 
-function requestWriter(db: Kysely<Database>, tuning: Tuning): RequestWriter {
+function requestWriter(db: Kysely<Database>, tuning: Tuning, metrics: WriterMetrics): RequestWriter {
   // Concurrent captures share one INSERT (one commit); each sender is answered when its batch commits.
   const commits = new GroupCommit<RequestToStore, boolean>(
     async (items) => {
+      metrics.batch('requests', items.length);
       const stored = await insertRequestsIfCurrent(db, items);
       return items.map((item) => stored.has(item.row.id));
     },
@@ -88,10 +118,18 @@ function requestWriter(db: Kysely<Database>, tuning: Tuning): RequestWriter {
       failsEveryItem: isDiskRefusal,
     },
   );
-  return { submit: (item) => commits.submit(item) };
+  return {
+    submit: (item) => timed(commits.submit(item), (s) => metrics.acknowledged('requests', s)),
+  };
 }
 
-export function createStoreWriters(store: { db: Kysely<Database>; kind: StoreKind }): StoreWriters {
+export function createStoreWriters(
+  store: { db: Kysely<Database>; kind: StoreKind },
+  metrics: WriterMetrics = noMetrics,
+): StoreWriters {
   const tuning = tuningFor(store.kind);
-  return { messages: messageWriter(store.db, tuning), requests: requestWriter(store.db, tuning) };
+  return {
+    messages: messageWriter(store.db, tuning, metrics),
+    requests: requestWriter(store.db, tuning, metrics),
+  };
 }
