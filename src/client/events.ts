@@ -3,7 +3,6 @@
 import type { components } from '../../openapi/schema.d.ts';
 
 export type LiveEvent = components['schemas']['LiveEvent'];
-export type LiveEventName = LiveEvent['event'];
 type Problem = components['schemas']['Problem'];
 
 export interface EventStreamOptions {

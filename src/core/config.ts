@@ -109,86 +109,6 @@ const envSchema = z.object({
   PARSE_POOL_MIN_BYTES: z.coerce.number().int().min(0).optional(),
 });
 
-export interface Config {
-  host: string;
-  apiPort: number;
-  smtpPort: number;
-  /** 0 disables the inbound listener. */
-  smtpInboundPort: number;
-  capturePort: number;
-  publicSmtpHost: string;
-  publicSmtpPort: number;
-  captureDomain: string;
-  /** Template with `{id}` for a sandbox's captureUrl. */
-  capturePublicUrl: string;
-  /** PUBLIC_URL: the origin browsers use for this API listener (behind a proxy); unset = none declared. */
-  publicUrl: string | undefined;
-  /** Base of a sandbox's dashboardUrl: PUBLIC_URL, else http://<public host>:<API_PORT>. */
-  dashboardBaseUrl: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  bootstrapApiKey: string | undefined;
-  smtpTlsCert: string | undefined;
-  smtpTlsKey: string | undefined;
-  /** The inbound port offers STARTTLS: with a configured certificate (auto), always (on, self-signed if none), never. */
-  smtpInboundStartTls: boolean;
-  /** The inbound port stores mail for any address outside the sandboxes' domains in the catch-all sandbox. */
-  smtpCatchAll: boolean;
-  /** The catch-all: a sandbox id, or the name of a kept sandbox in the first workspace (made when missing). */
-  smtpCatchAllSandbox: string;
-  /**
-   * Prometheus metrics: off, on the API port at /metrics (`api`), or on a listener of their own (`listener`,
-   * with its host and port).
-   */
-  metrics: { mode: 'off' | 'api' } | { mode: 'listener'; host: string; port: number };
-  /** A bearer token /metrics then requires; unset = none (keep the endpoint private). */
-  metricsToken: string | undefined;
-  /** Counters per workspace (a workspace id label). */
-  metricsPerWorkspace: boolean;
-  rateLimits: boolean;
-  /** Per 60 s window unless named otherwise; all lifted when rateLimits is false. */
-  limits: {
-    smtpPerIp: number;
-    smtpPerWorkspace: number;
-    /** Anonymous inbound mail (SMTP_INBOUND_PORT) per workspace: its own budget, apart from submission's. */
-    smtpInboundPerWorkspace: number;
-    /** GET /healthz per client address. */
-    healthzPerIp: number;
-    capturePerIp: number;
-    capturePerWorkspace: number;
-    apiPerKey: number;
-    apiPerIp: number;
-    /** Anonymous OAuth client registrations per client address per hour. */
-    oauthRegistrationsPerHour: number;
-  };
-  /** Concurrent connections from one address, per listener; lifted (with the rate limits) by RATE_LIMITS=off. */
-  connectionsPerIp: { smtp: number; api: number };
-  /** An SMTP session is closed after this long without a byte, or without AUTH/MAIL/RCPT/DATA progress. */
-  smtpSocketTimeoutSeconds: number;
-  /** File descriptors kept out of the API listener's reach, so SMTP, capture and the store can still open theirs. */
-  fdReserve: number;
-  /** Shared rate-limit counters for several processes; unset = in memory. */
-  redisUrl: string | undefined;
-  /** How often TTL and retention sweeps run. */
-  sweepIntervalSeconds: number;
-  /** The API listener's time to receive a whole request (headers and body) before it closes the connection. */
-  requestTimeoutSeconds: number;
-  /** Addresses/CIDRs (or loopback, linklocal, uniquelocal) whose X-Forwarded-For is believed. */
-  trustedProxies: string[];
-  retentionDays: number;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** OAuth for /mcp: on when PUBLIC_URL is set or the API listener is bound to loopback. */
-  oauthEnabled: boolean;
-  /** Client ID metadata documents may be fetched from private, loopback and link-local addresses (development). */
-  oauthAllowPrivateClientUrls: boolean;
-  /** Messages at least this large are parsed on a worker pool; Infinity (unset) parses all on the main thread. */
-  parsePoolMinBytes: number;
-}
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 /** Bind addresses only this machine can reach: OAuth needs no PUBLIC_URL there (issuer is http://host:port). */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -198,85 +118,129 @@ function reachableHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
+/**
+ * Prometheus metrics: off, on the API port at /metrics (`api`), or on a listener of their own (`listener`, with
+ * its host and port).
+ */
+export type MetricsMode = { mode: 'off' | 'api' } | { mode: 'listener'; host: string; port: number };
+
 /** METRICS: `off`, `on` (the API port), or `<host>:<port>` (a listener of its own; an empty host is HOST). */
-function metricsMode(value: string, host: string): Config['metrics'] {
+function metricsMode(value: string, host: string): MetricsMode {
   if (value === 'off') return { mode: 'off' };
   if (value === 'on') return { mode: 'api' };
   const colon = value.lastIndexOf(':');
   return { mode: 'listener', host: value.slice(0, colon) || host, port: Number(value.slice(colon + 1)) };
 }
 
-export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
-  }
-  const e = parsed.data;
-  if ((e.SMTP_TLS_CERT === undefined) !== (e.SMTP_TLS_KEY === undefined)) {
-    throw new ConfigError('Invalid environment:\n  SMTP_TLS_CERT and SMTP_TLS_KEY must be set together');
-  }
+/** The environment as the code reads it: the type Config is this schema's output. */
+const configSchema = envSchema.transform((e) => {
   const captureDomain = e.CAPTURE_DOMAIN ?? 'capture.localhost';
   const capturePublicUrl =
     e.CAPTURE_PUBLIC_URL ??
     (e.CAPTURE_DOMAIN !== undefined
       ? `https://{id}.${captureDomain}`
       : `http://${reachableHost(e.HOST)}:${e.CAPTURE_PORT}/{id}`);
-  return Object.freeze({
+  const config = {
     host: e.HOST,
     apiPort: e.API_PORT,
     smtpPort: e.SMTP_PORT,
+    /** 0 disables the inbound listener. */
     smtpInboundPort: e.SMTP_INBOUND_PORT,
     capturePort: e.CAPTURE_PORT,
     publicSmtpHost: e.PUBLIC_SMTP_HOST ?? reachableHost(e.HOST),
     publicSmtpPort: e.PUBLIC_SMTP_PORT ?? e.SMTP_PORT,
     captureDomain: captureDomain.toLowerCase(),
+    /** Template with `{id}` for a sandbox's captureUrl. */
     capturePublicUrl,
+    /** PUBLIC_URL: the origin browsers use for this API listener (behind a proxy); unset = none declared. */
     publicUrl: e.PUBLIC_URL,
+    /** Base of a sandbox's dashboardUrl: PUBLIC_URL, else http://<public host>:<API_PORT>. */
     dashboardBaseUrl: e.PUBLIC_URL ?? `http://${reachableHost(e.HOST)}:${e.API_PORT}`,
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,
     smtpTlsCert: e.SMTP_TLS_CERT,
     smtpTlsKey: e.SMTP_TLS_KEY,
+    /** The inbound port offers STARTTLS: with a configured certificate (auto), always (on, self-signed if none), never. */
     smtpInboundStartTls:
       e.SMTP_INBOUND_STARTTLS === 'on' ||
       (e.SMTP_INBOUND_STARTTLS === 'auto' && e.SMTP_TLS_CERT !== undefined),
+    /** The inbound port stores mail for any address outside the sandboxes' domains in the catch-all sandbox. */
     // auto: on when no other machine can reach the listeners, as Mailpit on a laptop catches everything.
     smtpCatchAll: e.SMTP_CATCH_ALL === 'on' || (e.SMTP_CATCH_ALL === 'auto' && LOOPBACK_HOSTS.has(e.HOST)),
+    /** The catch-all: a sandbox id, or the name of a kept sandbox in the first workspace (made when missing). */
     smtpCatchAllSandbox: e.SMTP_CATCH_ALL_SANDBOX,
     metrics: metricsMode(e.METRICS, e.HOST),
+    /** A bearer token /metrics then requires; unset = none (keep the endpoint private). */
     metricsToken: e.METRICS_TOKEN,
+    /** Counters per workspace (a workspace id label). */
     metricsPerWorkspace: e.METRICS_PER_WORKSPACE === 'on',
     rateLimits: e.RATE_LIMITS === 'on',
-    limits: Object.freeze({
+    /** Per 60 s window unless named otherwise; all lifted when rateLimits is false. */
+    limits: {
       smtpPerIp: e.RATE_LIMIT_SMTP_PER_IP,
       smtpPerWorkspace: e.RATE_LIMIT_SMTP_PER_WORKSPACE,
+      /** Anonymous inbound mail (SMTP_INBOUND_PORT) per workspace: its own budget, apart from submission's. */
       smtpInboundPerWorkspace: e.RATE_LIMIT_SMTP_INBOUND_PER_WORKSPACE,
+      /** GET /healthz per client address. */
       healthzPerIp: e.RATE_LIMIT_HEALTHZ_PER_IP,
       capturePerIp: e.RATE_LIMIT_CAPTURE_PER_IP,
       capturePerWorkspace: e.RATE_LIMIT_CAPTURE_PER_WORKSPACE,
       apiPerKey: e.RATE_LIMIT_API_PER_KEY,
       apiPerIp: e.RATE_LIMIT_API_PER_IP,
+      /** Anonymous OAuth client registrations per client address per hour. */
       oauthRegistrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR,
-    }),
-    connectionsPerIp: Object.freeze({
+    },
+    /** Concurrent connections from one address, per listener; lifted (with the rate limits) by RATE_LIMITS=off. */
+    connectionsPerIp: {
       smtp: e.RATE_LIMITS === 'on' ? e.SMTP_MAX_CONNECTIONS_PER_IP : Infinity,
       api: e.RATE_LIMITS === 'on' ? e.API_MAX_CONNECTIONS_PER_IP : Infinity,
-    }),
+    },
+    /** An SMTP session is closed after this long without a byte, or without AUTH/MAIL/RCPT/DATA progress. */
     smtpSocketTimeoutSeconds: e.SMTP_SOCKET_TIMEOUT_SECONDS,
+    /** File descriptors kept out of the API listener's reach, so SMTP, capture and the store can still open theirs. */
     fdReserve: e.FD_RESERVE,
+    /** Shared rate-limit counters for several processes; unset = in memory. */
     redisUrl: e.REDIS_URL,
+    /** How often TTL and retention sweeps run. */
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
+    /** The API listener's time to receive a whole request (headers and body) before it closes the connection. */
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    /** Addresses/CIDRs (or loopback, linklocal, uniquelocal) whose X-Forwarded-For is believed. */
     trustedProxies: (e.TRUSTED_PROXIES ?? '')
       .split(',')
       .map((p) => p.trim())
       .filter((p) => p !== ''),
     retentionDays: e.RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
+    /** OAuth for /mcp: on when PUBLIC_URL is set or the API listener is bound to loopback. */
     oauthEnabled: e.PUBLIC_URL !== undefined || LOOPBACK_HOSTS.has(e.HOST),
+    /** Client ID metadata documents may be fetched from private, loopback and link-local addresses (development). */
     oauthAllowPrivateClientUrls: e.OAUTH_ALLOW_PRIVATE_CLIENT_URLS === 'true',
+    /** Messages at least this large are parsed on a worker pool; Infinity (unset) parses all on the main thread. */
     parsePoolMinBytes: e.PARSE_POOL_MIN_BYTES ?? Infinity,
-  });
+  };
+  // Frozen in place, so the type stays the plain one callers may copy and adjust (loadConfig freezes the top).
+  Object.freeze(config.limits);
+  Object.freeze(config.connectionsPerIp);
+  return config;
+});
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const config = parsed.data;
+  if ((config.smtpTlsCert === undefined) !== (config.smtpTlsKey === undefined)) {
+    throw new ConfigError('Invalid environment:\n  SMTP_TLS_CERT and SMTP_TLS_KEY must be set together');
+  }
+  return Object.freeze(config);
 }

@@ -178,5 +178,3 @@ export function createMessageService(db: Kysely<Database>, clock: Clock, bus: Ev
     },
   };
 }
-
-export type MessageService = ReturnType<typeof createMessageService>;

@@ -8,8 +8,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
-export type Stream = 'messages' | 'requests';
-
 export interface MetricsOptions {
   /** Per-workspace counters (a workspace label): off unless METRICS_PER_WORKSPACE=on. */
   perWorkspace: boolean;

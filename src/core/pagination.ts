@@ -15,11 +15,6 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface PageRequest {
-  limit: number;
-  cursor: Cursor | undefined;
-}
-
 export function encodeCursor(c: Cursor): string {
   return Buffer.from(`${c.at.getTime()}:${c.id}`).toString('base64url');
 }

@@ -280,5 +280,3 @@ export function createRequestService(db: Kysely<Database>, clock: Clock, bus: Ev
     },
   };
 }
-
-export type RequestService = ReturnType<typeof createRequestService>;

@@ -113,7 +113,6 @@ export const updateSandboxInput = z.object({
   name: sandboxName.nullable(),
   tags: tags.nullish(),
 });
-export type UpdateSandboxInput = z.output<typeof updateSandboxInput>;
 
 export const MAX_MOCK_RULES = 100;
 export const mockRuleInput = z.object({

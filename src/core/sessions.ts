@@ -121,5 +121,3 @@ export function createSessionService(
     },
   };
 }
-
-export type SessionService = ReturnType<typeof createSessionService>;

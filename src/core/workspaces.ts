@@ -96,5 +96,3 @@ export function createWorkspaceService(db: Kysely<Database>, clock: Clock) {
     },
   };
 }
-
-export type WorkspaceService = ReturnType<typeof createWorkspaceService>;

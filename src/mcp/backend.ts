@@ -5,6 +5,7 @@ import type { MessageDetail, MessageListQuery, MessageSummary } from '../core/me
 import type { Page } from '../core/pagination.ts';
 import type { RequestDetail, RequestListQuery, RequestSummary } from '../core/requests.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
+import type { RequestWaitFilter as StoreRequestWaitFilter } from '../core/store/repos/requests.ts';
 import type { CreateSandboxInput } from '../core/schemas.ts';
 import type { MessageMiss, RequestMiss } from '../core/waitMisses.ts';
 import type { MessageWaitFilter, WaitResult } from '../core/waits.ts';
@@ -31,12 +32,8 @@ export interface WaitCall {
   onlyNewer: boolean;
 }
 
-export interface RequestWaitFilter {
-  method?: string | undefined;
-  pathContains?: string | undefined;
-  isRead?: boolean | undefined;
-  since?: Date | undefined;
-}
+/** What a tool's wait for a request filters on: the store's filter, less what only core sets. */
+type RequestWaitFilter = Omit<StoreRequestWaitFilter, 'id' | 'newerThan'>;
 
 export interface McpBackend {
   /** The sandbox's dashboard page, the base of its emails' and requests' pages (`<base>/messages/<id>`). */

@@ -42,6 +42,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
   tool: ToolDefinition<I, O>,
 ): ToolDefinition {
+  // zod: a handler of one object schema is no handler of every object (parameter variance), so the checked
+  // definition is widened for the table by a cast.
   return tool as unknown as ToolDefinition;
 }
 

@@ -102,7 +102,8 @@ export const OAUTH_TOKEN_REFUSAL =
 
 export function installAuth(app: FastifyInstance, core: Core): void {
   const origin = requestOrigin(core.config);
-  app.decorateRequest('principal', null as unknown as Principal);
+  // Declared null before hooks run (fastify keeps request shapes stable); the empty list picks the null overload.
+  app.decorateRequest('principal', null, []);
   app.addHook('onRequest', async (request, reply) => {
     const presented = presentedCredential(request.raw.rawHeaders);
     if (!presented.ok) {

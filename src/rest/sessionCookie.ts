@@ -34,12 +34,6 @@ export function presentedSession(cookieHeader: string | undefined, https: boolea
     : { kind: 'one', token: only.value };
 }
 
-/** The session token, when exactly one session cookie of this scheme's name was sent. */
-export function sessionToken(cookieHeader: string | undefined, https: boolean): string | undefined {
-  const presented = presentedSession(cookieHeader, https);
-  return presented.kind === 'one' ? presented.token : undefined;
-}
-
 export interface RequestOrigin {
   /** Whether the browser's connection is https (directly, or at a trusted proxy that says so). */
   https(request: FastifyRequest): boolean;

@@ -154,8 +154,3 @@ export function findHits(lower: string, table: WordTable): Hit[] {
     return prev === undefined || h.start !== prev.start || h.end !== prev.end || h.kind !== prev.kind;
   });
 }
-
-/** Whether any word of the table occurs in `lower`. */
-export function hasAny(lower: string, table: WordTable): boolean {
-  return findHits(lower, table).length > 0;
-}

@@ -3,7 +3,7 @@
 // shared HTML-to-text (src/core/text/htmlToText.ts), the same one message previews use.
 import { htmlToText, ZERO_WIDTH, type TextLine } from '../text/htmlToText.ts';
 
-export { htmlToLines, styleEmphasis, type TextLine } from '../text/htmlToText.ts';
+export { htmlToLines, type TextLine } from '../text/htmlToText.ts';
 
 /** Lines of a plain-text part; no emphasis is known. */
 export function textToLines(text: string): TextLine[] {

@@ -167,12 +167,6 @@ export function jsonView(headers: Array<[string, string]>, body: Uint8Array): Js
   }
 }
 
-/** The body parsed as JSON when it is JSON (by media type or by shape) and not too deep; else undefined. */
-export function jsonValue(headers: Array<[string, string]>, body: Uint8Array): unknown {
-  const view = jsonView(headers, body);
-  return view.kind === 'json' ? view.value : undefined;
-}
-
 /** What the detail says when `json` is null because of the depth bound. */
 export const JSON_TOO_DEEP_NOTE =
   `the body nests deeper than ${MAX_JSON_DEPTH} levels, so it is not parsed (json is null); ` +

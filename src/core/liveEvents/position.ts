@@ -12,5 +12,3 @@ export function comparePositions(a: Position, b: Position): number {
   if (a.seq !== b.seq) return a.seq < b.seq ? -1 : 1;
   return 0;
 }
-
-export const isAfter = (a: Position, b: Position): boolean => comparePositions(a, b) > 0;

@@ -288,5 +288,3 @@ export function createLiveEventService(
     prune: (): Promise<number> => pruneChangeEvents(db, new Date(clock.now().getTime() - JOURNAL_KEEP_MS)),
   };
 }
-
-export type LiveEventService = ReturnType<typeof createLiveEventService>;

@@ -30,10 +30,14 @@ const withDate = <T>(data: Record<string, unknown>, key: string): T =>
   ({ ...data, [key]: new Date(data[key] as string) }) as T;
 
 function reviveSandbox(data: Record<string, unknown>): PublicSandbox & { sandboxId: string } {
-  const s = data as unknown as PublicSandbox & { sandboxId: string; expiresAt: string | null };
+  const s = data as Omit<PublicSandbox, 'createdAt' | 'expiresAt'> & {
+    sandboxId: string;
+    createdAt: string;
+    expiresAt: string | null;
+  };
   return {
     ...s,
-    createdAt: new Date(s.createdAt as unknown as string),
+    createdAt: new Date(s.createdAt),
     expiresAt: s.expiresAt === null ? null : new Date(s.expiresAt),
   };
 }

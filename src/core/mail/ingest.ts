@@ -91,5 +91,3 @@ export function createMailIngest(
     return result;
   };
 }
-
-export type MailIngest = ReturnType<typeof createMailIngest>;

@@ -534,7 +534,3 @@ async function parseParts(raw: Uint8Array, envelopeFrom: string | null): Promise
       parts.problems.length === 0 ? null : `${parts.problems.join('; ')}. The raw source has every byte.`,
   };
 }
-
-export function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}

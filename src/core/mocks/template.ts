@@ -156,10 +156,6 @@ export function parseTemplate(text: string): TemplateResult {
   return { ok: true, parts };
 }
 
-export function hasExpressions(parts: TemplatePart[]): boolean {
-  return parts.some((p) => typeof p !== 'string');
-}
-
 /** Whether a Content-Type value names JSON: `application/json` or any `+json` type, parameters aside. */
 export function isJsonMediaType(value: string): boolean {
   const type = (value.split(';')[0] ?? '').trim().toLowerCase();

@@ -3,7 +3,8 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../store/schema.ts';
-import { findClient, insertClient, upsertDocumentClient, type OAuthClientRow } from '../store/repos/oauth.ts';
+import { findClient, insertClient, upsertDocumentClient } from '../store/repos/oauth.ts';
+import type { OAuthClientRow } from '../store/schema.ts';
 import { checkClientMetadata, MAX_CLIENT_METADATA_BYTES, tooLarge } from './clientMetadata.ts';
 import { refusal } from './params.ts';
 import { grantedScope } from './scopes.ts';

@@ -134,5 +134,3 @@ export function createOAuthService(
     },
   };
 }
-
-export type OAuthService = ReturnType<typeof createOAuthService>;

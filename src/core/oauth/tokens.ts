@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import { principalOf } from '../apiKeys.ts';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../store/schema.ts';
+import type { Database, TokenRow } from '../store/schema.ts';
 import {
   claimCode,
   claimRefreshToken,
@@ -14,7 +14,6 @@ import {
   insertTokenPair,
   touchGrant,
   type GrantContext,
-  type TokenRow,
 } from '../store/repos/oauth.ts';
 import type { ClientDirectory } from './clients.ts';
 import { params, refusal, type Params } from './params.ts';

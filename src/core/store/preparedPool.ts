@@ -15,7 +15,8 @@ export function preparingPool(pool: pg.Pool, onConnectionError: (err: Error) => 
   // An idle client whose server went away (restart, failover, killed backend) is reported here, then dropped.
   pool.on('error', onConnectionError);
   return {
-    // kysely cancels queries through a client of this class, as it would with the pool itself.
+    // kysely cancels queries through a client of this class, as it would with the pool itself; @types/pg does
+    // not declare the pool's Client property.
     Client: (pool as unknown as { Client: PostgresClientConstructor }).Client,
     options: pool.options,
     end: () => pool.end(),
@@ -37,6 +38,7 @@ export function preparingPool(pool: pg.Pool, onConnectionError: (err: Error) => 
         return running.catch(rethrow);
       };
       return {
+        // kysely: PostgresPoolClient['query'] is an overload set one wrapper function cannot be declared as.
         query: query as unknown as PostgresPoolClient['query'],
         release: () => {
           client.off('error', onError);

@@ -4,6 +4,10 @@ import type { StoredMockRule } from '../mocks/types.ts';
 
 type Json<T> = ColumnType<T, string, string>;
 
+/** A row's position in the live event stream (migration 010): xid8 and bigint, read as text, set by defaults. */
+type EventXid = Generated<string>;
+type EventSeq = Generated<string>;
+
 export interface WorkspacesTable {
   id: string;
   name: string;
@@ -70,6 +74,10 @@ export interface MessagesTable {
   raw: Uint8Array;
   /** Why the parsed fields are incomplete or empty; null when the message was read in full. */
   parse_error: string | null;
+  /** The words of its search text that hold a digit (migration 013): the writer derives them, messages.ts. */
+  search_words: string;
+  event_xid: EventXid;
+  event_seq: EventSeq;
 }
 
 export interface RequestsTable {
@@ -101,6 +109,8 @@ export interface RequestsTable {
   /** Why the reply may not be what the rule's author expected (a template read a body it could not parse). */
   response_note: string | null;
   is_read: Generated<boolean>;
+  event_xid: EventXid;
+  event_seq: EventSeq;
 }
 
 /** The newest item a claiming wait handed out, per sandbox and stream (migration 021). */
@@ -119,6 +129,105 @@ export interface SandboxTombstonesTable {
   ended_at: Date;
 }
 
+/** Changes that are not arrivals, journaled for the live event stream (migration 010). */
+export interface ChangeEventsTable {
+  event_seq: EventSeq;
+  event_xid: EventXid;
+  workspace_id: string;
+  sandbox_id: string;
+  kind: string;
+  data: Json<unknown>;
+  at: Generated<Date>;
+}
+
+/** The newest position pruned from change_events: one row, id 1 (migration 010). */
+export interface ChangeEventsHorizonTable {
+  id: number;
+  event_xid: string;
+  event_seq: string;
+}
+
+/** Secrets every process of one store shares, made on first use (migration 017). */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+}
+
+/** Dashboard sign-in sessions, the token stored as its SHA-256 (migration 011). */
+export interface DashboardSessionsTable {
+  id: string;
+  token_hash: string;
+  workspace_id: string;
+  key_id: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** OAuth clients for /mcp (migrations 012 and 015). */
+export interface OAuthClientsTable {
+  client_id: string;
+  kind: 'registered' | 'metadata-document';
+  secret_hash: string | null;
+  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
+  client_name: string;
+  client_uri: string | null;
+  logo_uri: string | null;
+  redirect_uris: Json<string[]>;
+  created_at: Date;
+  updated_at: Date;
+  /** When its first tokens were issued (migration 015); null until an authorization completes. */
+  first_authorized_at: Date | null;
+  /** When its latest tokens were issued: an access token lives an hour, so use is never older than that. */
+  last_used_at: Date | null;
+}
+
+/** Pending consent requests, the consent page's subject (migration 012). */
+export interface OAuthAuthorizationRequestsTable {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  scope: string;
+  resource: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** A client's grant, bound to a workspace and the API key that approved it (migration 012). */
+export interface OAuthGrantsTable {
+  id: string;
+  client_id: string;
+  workspace_id: string;
+  key_id: string;
+  redirect_uri: string;
+  scope: string;
+  resource: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+/** Single-use authorization codes, kept after use so a replay is recognised (migration 012). */
+export interface OAuthCodesTable {
+  code_hash: string;
+  grant_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** Access and refresh tokens, stored as SHA-256 (migration 012). */
+export interface OAuthTokensTable {
+  token_hash: string;
+  grant_id: string;
+  kind: 'access' | 'refresh';
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -127,14 +236,32 @@ export interface Database {
   requests: RequestsTable;
   wait_marks: WaitMarksTable;
   sandbox_tombstones: SandboxTombstonesTable;
+  change_events: ChangeEventsTable;
+  change_events_horizon: ChangeEventsHorizonTable;
+  server_secrets: ServerSecretsTable;
+  dashboard_sessions: DashboardSessionsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_authorization_requests: OAuthAuthorizationRequestsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }
+
+/** Columns the store fills itself: a row as the code reads or writes it leaves them out. */
+type StoreDerived = 'search_words' | 'event_xid' | 'event_seq';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type SandboxRow = Selectable<SandboxesTable>;
 export type NewSandboxRow = Insertable<SandboxesTable>;
-export type MessageRow = Selectable<MessagesTable>;
-export type NewMessageRow = Insertable<MessagesTable>;
-export type RequestRow = Selectable<RequestsTable>;
-export type NewRequestRow = Insertable<RequestsTable>;
+export type MessageRow = Omit<Selectable<MessagesTable>, StoreDerived>;
+export type NewMessageRow = Omit<Insertable<MessagesTable>, StoreDerived>;
+export type RequestRow = Omit<Selectable<RequestsTable>, StoreDerived>;
+export type NewRequestRow = Omit<Insertable<RequestsTable>, StoreDerived>;
+export type SessionRow = Selectable<DashboardSessionsTable>;
+export type OAuthClientRow = Selectable<OAuthClientsTable>;
+export type AuthorizationRequestRow = Selectable<OAuthAuthorizationRequestsTable>;
+export type GrantRow = Selectable<OAuthGrantsTable>;
+export type CodeRow = Selectable<OAuthCodesTable>;
+export type TokenRow = Selectable<OAuthTokensTable>;

@@ -11,14 +11,6 @@ export const after = textMax(200)
 
 export const limit = pageQuery.shape.limit.default(20).describe('Page size, 1..200 (default 20).');
 
-/** Core's names for ids in its errors, as the tools call them. */
-export const ID_NAMES = {
-  id: 'sandbox_id',
-  sandboxId: 'sandbox_id',
-  messageId: 'email_id',
-  requestId: 'request_id',
-};
-
 export const hint = z.string().describe('What to do next.');
 export const nextCursor = z
   .string()

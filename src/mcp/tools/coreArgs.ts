@@ -37,8 +37,20 @@ export const REQUEST_WAIT_ARGS = {
   timeout_seconds: 'timeoutSeconds',
 } as const;
 
-/** Path ids as core names them in its errors (`id`, `sandboxId`, `messageId`, `requestId`). */
-export const ID_ARGS = {
+/** The wait tools' flags, which core takes as filters (`unread_only: false` lifts isRead, `include_older` onlyNewer). */
+export const WAIT_FLAG_ARGS = { unread_only: 'isRead', include_older: 'onlyNewer' } as const;
+
+export const SIGNATURE_ARGS = {
+  secret: 'secret',
+  header: 'header',
+  encoding: 'encoding',
+  prefix: 'prefix',
+  tolerance_seconds: 'toleranceSeconds',
+  url: 'url',
+} as const;
+
+/** Path ids as core names them in its errors (`sandboxId`, `messageId`, `requestId`). */
+const ID_ARGS = {
   sandbox_id: 'sandboxId',
   email_id: 'messageId',
   request_id: 'requestId',
@@ -77,6 +89,9 @@ export function invert(...tables: ArgNames[]): ArgNames {
   for (const table of tables) for (const [arg, field] of Object.entries(table)) out[field] = arg;
   return out;
 }
+
+/** Core's names for ids in its errors, as the tools call them; a sandbox's own routes call its id `id`. */
+export const ID_NAMES: ArgNames = { id: 'sandbox_id', ...invert(ID_ARGS) };
 
 /** Segments below these name user data (tag keys, header names), never an argument. */
 const DATA_FIELDS = new Set(['tags', 'headers']);

@@ -1,7 +1,8 @@
 // delete_sandbox: removes a sandbox and both of its capture streams.
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
-import { hint, ID_NAMES, sandboxId } from './common.ts';
+import { hint, sandboxId } from './common.ts';
+import { ID_NAMES } from './coreArgs.ts';
 
 export const deleteSandbox = defineTool({
   name: 'delete_sandbox',

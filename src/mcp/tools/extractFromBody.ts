@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { emailItemOf, extractFromBody as extract, requestItemOf } from '../../core/extract/index.ts';
 import { defineTool } from '../toolkit.ts';
 import { textMax, uuid } from '../../core/schemas.ts';
-import { hint, ID_NAMES, sandboxId } from './common.ts';
+import { hint, sandboxId } from './common.ts';
+import { ID_NAMES } from './coreArgs.ts';
 import { resolveItem } from './itemRef.ts';
 
 export const extractFromBody = defineTool({

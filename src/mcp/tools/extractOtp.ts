@@ -4,7 +4,8 @@ import { extractOtp as extract, otpInputOf } from '../../core/extract/index.ts';
 import { defineTool } from '../toolkit.ts';
 import { otpSchema } from '../views.ts';
 import { textMax, uuid } from '../../core/schemas.ts';
-import { hint, ID_NAMES, sandboxId } from './common.ts';
+import { hint, sandboxId } from './common.ts';
+import { ID_NAMES } from './coreArgs.ts';
 import { resolveItem } from './itemRef.ts';
 
 export const extractOtp = defineTool({

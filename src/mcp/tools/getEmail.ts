@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { emailSchema, emailView } from '../views.ts';
 import { uuid } from '../../core/schemas.ts';
-import { hint, ID_NAMES, sandboxId } from './common.ts';
+import { hint, sandboxId } from './common.ts';
+import { ID_NAMES } from './coreArgs.ts';
 
 export const getEmail = defineTool({
   name: 'get_email',

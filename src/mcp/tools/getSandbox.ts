@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { sandboxSchema, sandboxView } from '../views.ts';
-import { hint, ID_NAMES, sandboxId } from './common.ts';
+import { hint, sandboxId } from './common.ts';
+import { ID_NAMES } from './coreArgs.ts';
 
 export const getSandbox = defineTool({
   name: 'get_sandbox',

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { emailSummarySchema, emailSummaryView } from '../views.ts';
 import { listMessagesQuery } from '../../core/schemas.ts';
-import { hint, ID_NAMES, limit, nextCursor, sandboxId } from './common.ts';
-import { coreFields, EMAIL_LIST_ARGS, invert, toCore } from './coreArgs.ts';
+import { hint, limit, nextCursor, sandboxId } from './common.ts';
+import { coreFields, EMAIL_LIST_ARGS, ID_NAMES, invert, toCore } from './coreArgs.ts';
 
 const fields = coreFields(listMessagesQuery.shape, EMAIL_LIST_ARGS);
 

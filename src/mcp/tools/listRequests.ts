@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { requestSummarySchema, requestSummaryView } from '../views.ts';
 import { searchPageQuery } from '../../core/schemas.ts';
-import { hint, ID_NAMES, limit, nextCursor, sandboxId } from './common.ts';
-import { coreFields, invert, PAGE_ARGS, toCore } from './coreArgs.ts';
+import { hint, limit, nextCursor, sandboxId } from './common.ts';
+import { coreFields, ID_NAMES, invert, PAGE_ARGS, toCore } from './coreArgs.ts';
 
 const fields = coreFields(searchPageQuery.shape, PAGE_ARGS);
 

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { mockRuleSchema, sandboxView } from '../views.ts';
-import { hint, ID_NAMES, sandboxId } from './common.ts';
-import { invert, MOCK_RULE_ARGS } from './coreArgs.ts';
+import { hint, sandboxId } from './common.ts';
+import { ID_NAMES, invert, MOCK_RULE_ARGS } from './coreArgs.ts';
 import { mockRules, toCoreRules } from './mockRuleInput.ts';
 
 export const setMockRules = defineTool({

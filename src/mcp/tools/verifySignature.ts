@@ -14,17 +14,8 @@ import {
 import type { RequestDetail } from '../../core/requests.ts';
 import { uuid } from '../../core/schemas.ts';
 import { defineTool, ToolError } from '../toolkit.ts';
-import { hint, ID_NAMES, sandboxId } from './common.ts';
-import { coreFields, invert } from './coreArgs.ts';
-
-const SIGNATURE_ARGS = {
-  secret: 'secret',
-  header: 'header',
-  encoding: 'encoding',
-  prefix: 'prefix',
-  tolerance_seconds: 'toleranceSeconds',
-  url: 'url',
-} as const;
+import { hint, sandboxId } from './common.ts';
+import { coreFields, ID_NAMES, invert, SIGNATURE_ARGS } from './coreArgs.ts';
 
 const fields = coreFields(signatureOptionsSchema.shape, SIGNATURE_ARGS);
 

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { emailSchema, emailView } from '../views.ts';
 import { messageWaitQuery } from '../../core/schemas.ts';
-import { after, hint, ID_NAMES, sandboxId } from './common.ts';
-import { coreFields, EMAIL_WAIT_ARGS, invert } from './coreArgs.ts';
+import { after, hint, sandboxId } from './common.ts';
+import { coreFields, EMAIL_WAIT_ARGS, ID_NAMES, invert } from './coreArgs.ts';
 import {
   continuation,
   continueWith,

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { requestHint, requestInclude, requestSchema, requestView } from '../views.ts';
 import { requestWaitQuery } from '../../core/schemas.ts';
-import { after, hint, ID_NAMES, sandboxId } from './common.ts';
-import { coreFields, invert, REQUEST_WAIT_ARGS } from './coreArgs.ts';
+import { after, hint, sandboxId } from './common.ts';
+import { coreFields, ID_NAMES, invert, REQUEST_WAIT_ARGS } from './coreArgs.ts';
 import {
   continuation,
   continueWith,

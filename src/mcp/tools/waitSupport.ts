@@ -9,6 +9,7 @@ import type { ToolContext } from '../toolkit.ts';
 import { ToolError } from '../toolkit.ts';
 import { UUID_PATTERN } from '../../core/random.ts';
 import type { MessageMiss, RequestMiss } from '../../core/waitMisses.ts';
+import { EMAIL_WAIT_ARGS, invert, REQUEST_WAIT_ARGS, WAIT_FLAG_ARGS } from './coreArgs.ts';
 
 const PROGRESS_EVERY_MS = 5_000;
 
@@ -163,15 +164,8 @@ export interface StartingPoint {
   arg: 'since' | 'after';
 }
 
-const CORE_TO_ARG: Record<string, string> = {
-  subjectContains: 'subject_contains',
-  fromContains: 'from_contains',
-  capturedFor: 'to',
-  isRead: 'unread_only',
-  method: 'method',
-  pathContains: 'path_contains',
-  onlyNewer: 'include_older',
-};
+/** Core filter name -> the wait tools' argument (coreArgs.ts). */
+const CORE_TO_ARG = invert(EMAIL_WAIT_ARGS, REQUEST_WAIT_ARGS, WAIT_FLAG_ARGS);
 
 /** Core filter names as the agent passed them; `since` is whichever of since/after set the instant. */
 export function filterArgs(failed: readonly string[], from: StartingPoint | undefined): string[] {

@@ -7,23 +7,6 @@ import type { Database } from '../schema.ts';
 import { SUMMARY_COLUMNS } from './messages.ts';
 import { REQUEST_SUMMARY_COLUMNS } from './requests.ts';
 
-/** Columns of migration 010 that schema.ts does not list (nothing but the stream reads them). */
-interface LiveTables {
-  change_events: {
-    event_seq: string;
-    event_xid: string;
-    workspace_id: string;
-    sandbox_id: string;
-    kind: string;
-    data: string;
-    at: Date;
-  };
-  change_events_horizon: { id: number; event_xid: string; event_seq: string };
-  server_secrets: { name: string; value: string };
-}
-
-const live = (db: Kysely<Database>) => db as unknown as Kysely<Database & LiveTables>;
-
 export interface PositionText {
   xid: string;
   seq: string;
@@ -143,14 +126,14 @@ export async function insertChangeEvent(
 ): Promise<void> {
   const data = JSON.stringify(change.data);
   if (change.workspaceId !== undefined) {
-    await live(trx)
+    await trx
       .insertInto('change_events')
       .values({
         workspace_id: change.workspaceId,
         sandbox_id: change.sandboxId,
         kind: change.kind,
         data,
-      } as never)
+      })
       .execute();
     return;
   }
@@ -216,12 +199,12 @@ export async function expiringSandboxes(
  */
 export async function eventIdKey(db: Kysely<Database>): Promise<Buffer> {
   const made = randomBytes(32).toString('base64');
-  await live(db)
+  await db
     .insertInto('server_secrets')
     .values({ name: 'event_ids', value: made })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-  const row = await live(db)
+  const row = await db
     .selectFrom('server_secrets')
     .select('value')
     .where('name', '=', 'event_ids')

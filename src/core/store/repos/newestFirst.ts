@@ -37,6 +37,7 @@ export function listSource<T extends ListTable>(
   /** Only the newest `probeRows` rows that meet this (an index's condition): see `candidateRowsFor`. */
   candidates?: RawBuilder<boolean>,
 ): SelectQueryBuilder<Database, T, object> {
+  // kysely: selectFrom's result type for a type parameter T stays an unresolved conditional, so it is restated.
   const whole = db.selectFrom(table as ListTable) as unknown as SelectQueryBuilder<Database, T, object>;
   if (probeRows === undefined) return whole;
   let newest = db
@@ -46,7 +47,8 @@ export function listSource<T extends ListTable>(
   if (cursor !== undefined)
     newest = newest.where((eb) => eb(eb.refTuple('received_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
   if (candidates !== undefined) newest = newest.where(candidates);
-  // The derived table has exactly the table's columns (postgres drops the ones the list does not read).
+  // The derived table has exactly the table's columns (postgres drops the ones the list does not read); the
+  // cast is kysely's, as above.
   return db.selectFrom(
     newest
       .orderBy('received_at', 'desc')

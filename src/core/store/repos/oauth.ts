@@ -1,95 +1,34 @@
 // SQL for OAuth (migrations 012 and 015): clients, pending consent requests, grants, codes and tokens. Every
 // lookup of a token joins the grant's key and workspace, so a revoked key is seen on the same read.
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
+import type {
+  ApiKeyRow,
+  AuthorizationRequestRow,
+  CodeRow,
+  Database,
+  GrantRow,
+  OAuthClientRow,
+  TokenRow,
+  WorkspaceRow,
+} from '../schema.ts';
 import { isDiskRefusal } from '../unavailable.ts';
 import { preparedLookup } from './prepared.ts';
 
-export interface OAuthClientRow {
-  client_id: string;
-  kind: 'registered' | 'metadata-document';
-  secret_hash: string | null;
-  token_endpoint_auth_method: 'none' | 'client_secret_post' | 'client_secret_basic';
-  client_name: string;
-  client_uri: string | null;
-  logo_uri: string | null;
-  redirect_uris: string[];
-  created_at: Date;
-  updated_at: Date;
-  /** When its first tokens were issued (migration 015); null until an authorization completes. */
-  first_authorized_at: Date | null;
-  /** When its latest tokens were issued: an access token lives an hour, so use is never older than that. */
-  last_used_at: Date | null;
-}
-
-export interface AuthorizationRequestRow {
-  id: string;
-  client_id: string;
-  redirect_uri: string;
-  state: string | null;
-  code_challenge: string;
-  scope: string;
-  resource: string;
-  created_at: Date;
-  expires_at: Date;
-}
-
-export interface GrantRow {
-  id: string;
-  client_id: string;
-  workspace_id: string;
-  key_id: string;
-  redirect_uri: string;
-  scope: string;
-  resource: string;
-  created_at: Date;
-  last_used_at: Date | null;
-}
-
-export interface CodeRow {
-  code_hash: string;
-  grant_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  created_at: Date;
-  expires_at: Date;
-  used_at: Date | null;
-}
-
-export interface TokenRow {
-  token_hash: string;
-  grant_id: string;
-  kind: 'access' | 'refresh';
-  created_at: Date;
-  expires_at: Date;
-  used_at: Date | null;
-}
-
-/** The tables of migrations 012 and 015, which schema.ts does not list (nothing but OAuth reads them). */
-interface OAuthTables {
-  oauth_clients: OAuthClientRow;
-  oauth_authorization_requests: AuthorizationRequestRow;
-  oauth_grants: GrantRow;
-  oauth_codes: CodeRow;
-  oauth_tokens: TokenRow;
-}
-
 type Db = Kysely<Database>;
-const oauth = (db: Db) => db as unknown as Kysely<Database & OAuthTables>;
 
 // ---- clients
 
 export async function insertClient(db: Db, row: OAuthClientRow): Promise<void> {
-  await oauth(db)
+  await db
     .insertInto('oauth_clients')
-    .values({ ...row, redirect_uris: JSON.stringify(row.redirect_uris) as unknown as string[] })
+    .values({ ...row, redirect_uris: JSON.stringify(row.redirect_uris) })
     .execute();
 }
 
 /** A metadata-document client is written (or refreshed) each time its document is read. */
 export async function upsertDocumentClient(db: Db, row: OAuthClientRow): Promise<void> {
-  const values = { ...row, redirect_uris: JSON.stringify(row.redirect_uris) as unknown as string[] };
-  await oauth(db)
+  const values = { ...row, redirect_uris: JSON.stringify(row.redirect_uris) };
+  await db
     .insertInto('oauth_clients')
     .values(values)
     .onConflict((oc) =>
@@ -106,21 +45,17 @@ export async function upsertDocumentClient(db: Db, row: OAuthClientRow): Promise
 }
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClientRow | undefined> {
-  return oauth(db)
-    .selectFrom('oauth_clients')
-    .selectAll()
-    .where('client_id', '=', clientId)
-    .executeTakeFirst();
+  return db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 }
 
 // ---- authorization requests (the consent page's subject)
 
 export async function insertAuthorizationRequest(db: Db, row: AuthorizationRequestRow): Promise<void> {
-  await oauth(db).insertInto('oauth_authorization_requests').values(row).execute();
+  await db.insertInto('oauth_authorization_requests').values(row).execute();
 }
 
 export async function deleteExpiredAuthorizationRequests(db: Db, now: Date): Promise<void> {
-  await oauth(db).deleteFrom('oauth_authorization_requests').where('expires_at', '<=', now).execute();
+  await db.deleteFrom('oauth_authorization_requests').where('expires_at', '<=', now).execute();
 }
 
 export async function findAuthorizationRequest(
@@ -128,7 +63,7 @@ export async function findAuthorizationRequest(
   id: string,
   now: Date,
 ): Promise<{ request: AuthorizationRequestRow; client: OAuthClientRow } | undefined> {
-  const request = await oauth(db)
+  const request = await db
     .selectFrom('oauth_authorization_requests')
     .selectAll()
     .where('id', '=', id)
@@ -145,7 +80,7 @@ export async function takeAuthorizationRequest(
   id: string,
   now: Date,
 ): Promise<AuthorizationRequestRow | undefined> {
-  return oauth(db)
+  return db
     .deleteFrom('oauth_authorization_requests')
     .where('id', '=', id)
     .where('expires_at', '>', now)
@@ -157,8 +92,8 @@ export async function takeAuthorizationRequest(
 
 export async function insertGrantWithCode(db: Db, grant: GrantRow, code: CodeRow): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await oauth(trx).insertInto('oauth_grants').values(grant).execute();
-    await oauth(trx).insertInto('oauth_codes').values(code).execute();
+    await trx.insertInto('oauth_grants').values(grant).execute();
+    await trx.insertInto('oauth_codes').values(code).execute();
   });
 }
 
@@ -170,7 +105,7 @@ export interface GrantContext {
 
 function grantContextQuery(db: Db) {
   return (
-    oauth(db)
+    db
       .selectFrom('oauth_grants as g')
       .innerJoin('api_keys as k', 'k.id', 'g.key_id')
       .innerJoin('workspaces as w', 'w.id', 'g.workspace_id')
@@ -219,7 +154,7 @@ export async function claimCode(
   codeHash: string,
   now: Date,
 ): Promise<{ code: CodeRow; firstUse: boolean } | undefined> {
-  const claimed = await oauth(db)
+  const claimed = await db
     .updateTable('oauth_codes')
     .set({ used_at: now })
     .where('code_hash', '=', codeHash)
@@ -227,7 +162,7 @@ export async function claimCode(
     .returningAll()
     .executeTakeFirst();
   if (claimed !== undefined) return { code: claimed, firstUse: true };
-  const used = await oauth(db)
+  const used = await db
     .selectFrom('oauth_codes')
     .selectAll()
     .where('code_hash', '=', codeHash)
@@ -241,7 +176,7 @@ export async function claimRefreshToken(
   tokenHash: string,
   now: Date,
 ): Promise<{ token: TokenRow; firstUse: boolean } | undefined> {
-  const claimed = await oauth(db)
+  const claimed = await db
     .updateTable('oauth_tokens')
     .set({ used_at: now })
     .where('token_hash', '=', tokenHash)
@@ -250,7 +185,7 @@ export async function claimRefreshToken(
     .returningAll()
     .executeTakeFirst();
   if (claimed !== undefined) return { token: claimed, firstUse: true };
-  const used = await oauth(db)
+  const used = await db
     .selectFrom('oauth_tokens')
     .selectAll()
     .where('token_hash', '=', tokenHash)
@@ -271,7 +206,7 @@ export async function findTokenWithGrant(
   const token = await preparedLookup(
     db,
     'oauth_token_by_hash',
-    oauth(db).selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash),
+    db.selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash),
   );
   if (token === undefined) return undefined;
   const context = await findGrantContext(db, token.grant_id);
@@ -287,13 +222,13 @@ export async function insertTokenPair(
   now: Date,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await oauth(trx)
+    await trx
       .deleteFrom('oauth_tokens')
       .where('grant_id', '=', grantId)
       .where('expires_at', '<=', now)
       .execute();
-    await oauth(trx).insertInto('oauth_tokens').values([access, refresh]).execute();
-    const grant = await oauth(trx)
+    await trx.insertInto('oauth_tokens').values([access, refresh]).execute();
+    const grant = await trx
       .updateTable('oauth_grants')
       .set({ last_used_at: now })
       .where('id', '=', grantId)
@@ -301,7 +236,7 @@ export async function insertTokenPair(
       .executeTakeFirst();
     // The client's use, for the sweep's pruning: first completed authorization and latest tokens.
     if (grant !== undefined) {
-      await oauth(trx)
+      await trx
         .updateTable('oauth_clients')
         .set((eb) => ({
           last_used_at: now,
@@ -314,12 +249,12 @@ export async function insertTokenPair(
 }
 
 export async function deleteToken(db: Db, tokenHash: string): Promise<void> {
-  await oauth(db).deleteFrom('oauth_tokens').where('token_hash', '=', tokenHash).execute();
+  await db.deleteFrom('oauth_tokens').where('token_hash', '=', tokenHash).execute();
 }
 
 /** Ends a grant: its codes and tokens go with it (cascade). */
 export async function deleteGrant(db: Db, grantId: string, workspaceId?: string): Promise<boolean> {
-  let q = oauth(db).deleteFrom('oauth_grants').where('id', '=', grantId);
+  let q = db.deleteFrom('oauth_grants').where('id', '=', grantId);
   if (workspaceId !== undefined) q = q.where('workspace_id', '=', workspaceId);
   const result = await q.executeTakeFirst();
   return result.numDeletedRows > 0n;
@@ -331,7 +266,7 @@ export async function deleteGrant(db: Db, grantId: string, workspaceId?: string)
  */
 export async function touchGrant(db: Db, grantId: string, now: Date): Promise<void> {
   try {
-    await oauth(db)
+    await db
       .updateTable('oauth_grants')
       .set({ last_used_at: now })
       .where('id', '=', grantId)
@@ -355,7 +290,7 @@ export interface GrantListRow {
 
 /** A workspace's grants whose key still stands (a revoked or expired key's grants are dead). */
 export async function listGrants(db: Db, workspaceId: string, now: Date): Promise<GrantListRow[]> {
-  const rows = await oauth(db)
+  const rows = await db
     .selectFrom('oauth_grants as g')
     .innerJoin('oauth_clients as c', 'c.client_id', 'g.client_id')
     .innerJoin('api_keys as k', 'k.id', 'g.key_id')
@@ -381,11 +316,10 @@ export async function listGrants(db: Db, workspaceId: string, now: Date): Promis
  */
 export async function pruneOAuth(db: Db, now: Date): Promise<void> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
-  const o = oauth(db);
-  await o.deleteFrom('oauth_authorization_requests').where('expires_at', '<=', now).execute();
-  await o.deleteFrom('oauth_tokens').where('expires_at', '<=', now).execute();
-  await o.deleteFrom('oauth_codes').where('expires_at', '<', dayAgo).execute();
-  await o
+  await db.deleteFrom('oauth_authorization_requests').where('expires_at', '<=', now).execute();
+  await db.deleteFrom('oauth_tokens').where('expires_at', '<=', now).execute();
+  await db.deleteFrom('oauth_codes').where('expires_at', '<', dayAgo).execute();
+  await db
     .deleteFrom('oauth_grants')
     .where('created_at', '<', dayAgo)
     .where((eb) =>
@@ -434,8 +368,7 @@ export async function pruneOAuthClients(
   neverAuthorizedBefore: Date,
   unusedBefore: Date,
 ): Promise<OAuthClientSweep> {
-  const o = oauth(db);
-  type Eb = ExpressionBuilder<Database & OAuthTables, 'oauth_clients'>;
+  type Eb = ExpressionBuilder<Database, 'oauth_clients'>;
   const noPendingRequest = (eb: Eb) =>
     eb.not(
       eb.exists(
@@ -457,7 +390,7 @@ export async function pruneOAuthClients(
           .$if(since !== undefined, (q) => q.where('g.created_at', '>=', since as Date)),
       ),
     );
-  const neverAuthorized = await o
+  const neverAuthorized = await db
     .deleteFrom('oauth_clients')
     .where('first_authorized_at', 'is', null)
     .where('created_at', '<', neverAuthorizedBefore)
@@ -466,7 +399,7 @@ export async function pruneOAuthClients(
     .executeTakeFirst();
   // Grants go with the client (cascade); one still alive would have had tokens issued within 30 days, and one
   // approved since (its code not yet exchanged) counts as use.
-  const unused = await o
+  const unused = await db
     .deleteFrom('oauth_clients')
     .where((eb) => eb(eb.fn.coalesce('last_used_at', 'first_authorized_at', 'created_at'), '<', unusedBefore))
     .where(noPendingRequest)

@@ -1,27 +1,11 @@
 // SQL for dashboard sessions (migration 011): open, find by token hash with the key and workspace behind it,
 // end one, and drop a key's expired ones.
 import type { Kysely } from 'kysely';
-import type { ApiKeyRow, Database, WorkspaceRow } from '../schema.ts';
+import type { ApiKeyRow, Database, SessionRow, WorkspaceRow } from '../schema.ts';
 import { preparedLookup } from './prepared.ts';
 
-/** The table of migration 011, which schema.ts does not list (nothing but sessions reads it). */
-interface SessionTables {
-  dashboard_sessions: SessionRow;
-}
-
-export interface SessionRow {
-  id: string;
-  token_hash: string;
-  workspace_id: string;
-  key_id: string;
-  created_at: Date;
-  expires_at: Date;
-}
-
-const sessions = (db: Kysely<Database>) => db as unknown as Kysely<Database & SessionTables>;
-
 export async function insertSession(db: Kysely<Database>, row: SessionRow): Promise<void> {
-  await sessions(db).insertInto('dashboard_sessions').values(row).execute();
+  await db.insertInto('dashboard_sessions').values(row).execute();
 }
 
 export interface FoundSession {
@@ -37,7 +21,7 @@ export async function findSessionByHash(
   const row = await preparedLookup(
     db,
     'session_by_hash',
-    sessions(db)
+    db
       .selectFrom('dashboard_sessions as s')
       .innerJoin('api_keys as k', 'k.id', 's.key_id')
       .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
@@ -89,7 +73,7 @@ export async function deleteSessionByHash(
   db: Kysely<Database>,
   tokenHash: string,
 ): Promise<string | undefined> {
-  const row = await sessions(db)
+  const row = await db
     .deleteFrom('dashboard_sessions')
     .where('token_hash', '=', tokenHash)
     .returning('id')
@@ -100,7 +84,7 @@ export async function deleteSessionByHash(
 /** Of `ids`, the sessions that still stand (not signed out, not expired at `now`). */
 export async function liveSessionIds(db: Kysely<Database>, ids: string[], now: Date): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await sessions(db)
+  const rows = await db
     .selectFrom('dashboard_sessions')
     .select('id')
     .where('id', 'in', ids)
@@ -110,7 +94,7 @@ export async function liveSessionIds(db: Kysely<Database>, ids: string[], now: D
 }
 
 export async function deleteExpiredSessions(db: Kysely<Database>, keyId: string, now: Date): Promise<void> {
-  await sessions(db)
+  await db
     .deleteFrom('dashboard_sessions')
     .where('key_id', '=', keyId)
     .where('expires_at', '<=', now)

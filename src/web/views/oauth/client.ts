@@ -11,12 +11,6 @@ export function documentHost(clientId: string): string {
   }
 }
 
-export function clientKindText(client: { kind: ClientKind; clientId: string }): string {
-  return client.kind === 'metadata-document'
-    ? `identified by its metadata document at ${documentHost(client.clientId)}`
-    : 'self-registered';
-}
-
 /** Short label for lists. */
 export function clientKindLabel(kind: ClientKind): string {
   return kind === 'metadata-document' ? 'metadata document' : 'self-registered';
