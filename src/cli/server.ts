@@ -201,7 +201,6 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     core,
     logger,
     isReady: () => ready,
-    redis,
     mount: (scope) => installMcpRoute(scope, core, VERSION),
     maxConnections: budget.maxConnections,
   });
