@@ -205,7 +205,6 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     logger,
     isReady: () => ready,
     listeners: () => listening.map(({ part, server }) => ({ part, ok: server.listening })),
-    redis,
     mount: (scope) => installMcpRoute(scope, core, VERSION),
     maxConnections: budget.maxConnections,
   });

@@ -1,5 +1,5 @@
-// Ingress rate limits (fixed windows, mostly 60 s) with rate-limiter-flexible. Over the limit is a returned "no"
-// with the seconds to wait, never an exception. RATE_LIMITS=off disables them all.
+// Every door's rate limits (fixed windows, mostly 60 s) with rate-limiter-flexible. Over the limit is a
+// returned "no" with the seconds to wait, never an exception. RATE_LIMITS=off disables them all.
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -87,6 +87,12 @@ export function createRateLimits(config: Pick<Config, 'rateLimits' | 'limits'>, 
     oauthTokenFailures: limiter('oauth-token-fail', OAUTH_TOKEN_FAILURES, 60, on, redis),
     /** Anonymous client registrations per client address: OAUTH_REGISTRATIONS_PER_HOUR in an hour, then 429. */
     oauthRegistrations: limiter('oauth-register', l.oauthRegistrationsPerHour, 3_600, on, redis),
+    /** REST and MCP requests per client address, counted before authentication. */
+    apiPerIp: limiter('api-ip', l.apiPerIp, 60, on, redis),
+    /** REST requests per API key, counted after authentication; a wait counts once, when it starts. */
+    apiPerKey: limiter('api-key', l.apiPerKey, 60, on, redis),
+    /** GET /healthz per client address: it needs no key, so it has a budget of its own. */
+    healthzPerIp: limiter('healthz-ip', l.healthzPerIp, 60, on, redis),
   };
 }
 

@@ -14,6 +14,7 @@ import { pino } from 'pino';
 import { isAppError } from '../core/errors.ts';
 import { RemoteInternalError, type McpBackend } from './backend.ts';
 import { portableSchema } from './portableSchema.ts';
+import { RefusedArgs, refusalAsValue } from './sdkToolInput.ts';
 import { installTasks, type TaskStore } from './tasks/index.ts';
 import { ToolError, type ToolContext, type ToolDefinition } from './toolkit.ts';
 import { renamePath, renamePathsIn } from './tools/coreArgs.ts';
@@ -177,11 +178,12 @@ function register(
       title: tool.title,
       description: tool.description,
       // Strict: an unknown argument (`subject` for subject_contains) is refused, never silently ignored.
-      inputSchema: portableSchema(tool.inputSchema.strict()),
+      inputSchema: refusalAsValue(portableSchema(tool.inputSchema.strict())),
       outputSchema: portableSchema(tool.outputSchema),
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (args: unknown, ctx) => {
+      if (args instanceof RefusedArgs) return refusedArgsResult(tool.name, args);
       const token = ctx.mcpReq._meta?.progressToken;
       return runTool(tool, args, backendFor(), {
         signal: ctx.mcpReq.signal,
@@ -197,18 +199,6 @@ function register(
       });
     },
   );
-}
-
-/**
- * The SDK validates arguments before a handler runs (with core's schemas, see tools/coreArgs.ts) and words that
- * refusal itself; reword it in the `<CODE>: <what>. <next>` form agents get for every other error, as
- * INVALID_INPUT like core's own refusals. Any other text the SDK would send is an unplanned failure: it becomes
- * the generic INTERNAL result. (`createToolError` is the SDK's one hook for the text of a failed call; it is
- * not in its public types.)
- */
-function rewordSdkErrors(server: McpServer, options: McpServerOptions): void {
-  const target = server as unknown as { createToolError(message: string): unknown };
-  target.createToolError = (message: string) => sdkErrorResult(message, options);
 }
 
 /**
@@ -231,19 +221,15 @@ function unknownArgs(toolName: string, detail: string): string | undefined {
   );
 }
 
-/** McpServer's text for a failed call (an argument refusal, or something unplanned) as our kind of result. */
-function sdkErrorResult(message: string, options: McpServerOptions) {
-  const invalid =
-    /^(?:MCP error -?\d+: )?Input validation error: Invalid arguments for tool (\S+): ([\s\S]*)$/.exec(
-      message,
-    );
-  if (invalid === null) {
-    return internalResult(new Error(message), '(sdk)', scopeOf({}, options));
-  }
-  const unknown = unknownArgs(invalid[1] ?? '', invalid[2] ?? '');
+/**
+ * Arguments that did not validate (with core's schemas, see tools/coreArgs.ts) in the `<CODE>: <what>. <next>`
+ * form agents get for every other error, as INVALID_INPUT like core's own refusals.
+ */
+function refusedArgsResult(toolName: string, refused: RefusedArgs) {
+  const unknown = unknownArgs(toolName, refused.detail);
   if (unknown !== undefined) return result(unknown);
   return result(
-    `INVALID_INPUT: Invalid arguments for ${invalid[1]}: ${(invalid[2] ?? '').trim().replace(/\.$/, '')}. ` +
+    `INVALID_INPUT: Invalid arguments for ${toolName}: ${refused.detail.trim().replace(/\.$/, '')}. ` +
       'Fix the named arguments (see the tool input schema) and call again.',
   );
 }
@@ -310,14 +296,13 @@ export function buildMcpServer(
   );
   const registered = new Map(tools.map((t) => [t.name, register(server, t, backendFor, options)]));
   registerRawResources(server, backendFor);
-  rewordSdkErrors(server, options);
   if (options.tasks !== undefined) {
     const byName = new Map(tools.map((t) => [t.name, t]));
     installTasks(server, {
       ...options.tasks,
       tools: registered,
       taskTools: TASK_TOOLS,
-      toolError: (message) => sdkErrorResult(message, options),
+      toolError: (err, name) => internalResult(err, name, scopeOf({}, options)),
       async runTool(name, args, run) {
         const tool = byName.get(name);
         if (tool === undefined) throw new Error(`No tool ${name}`);

@@ -7,7 +7,6 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Core } from '../core/core.ts';
 import { installAuth } from './auth.ts';
@@ -18,7 +17,7 @@ import { installErrorHandling, sendProblem } from './errorHandler.ts';
 import { problem } from '../core/problem.ts';
 import { consentRoutes } from './oauth/consentRoutes.ts';
 import { oauthEndpoints } from './oauth/endpoints.ts';
-import { installRateLimit } from './rateLimit.ts';
+import { apiLimiters } from './rateLimit.ts';
 import { requestIdFor } from './requestId.ts';
 import { requestForLog } from './requestLog.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -42,8 +41,6 @@ export interface ApiOptions {
   isReady?: () => boolean;
   /** The other listeners for /readyz, named, and whether each accepts connections now. */
   listeners?: () => ReadinessPart[];
-  /** Shared rate-limit counters (REDIS_URL); in memory without it. */
-  redis?: Redis | undefined;
   /** Other routes on this listener (MCP), under the per-IP limit; they do their own authentication. */
   mount?: (scope: FastifyInstance) => void;
   /** The built dashboard (index.html, assets/); dist/web unless a test says otherwise. */
@@ -71,7 +68,6 @@ export async function buildApi({
   logger,
   isReady = () => true,
   listeners = () => [],
-  redis,
   mount,
   webDir,
   maxConnections = MAX_CONNECTIONS,
@@ -133,7 +129,7 @@ export async function buildApi({
       ),
   });
   installErrorHandling(app);
-  const limiters = await installRateLimit(app, core.config, redis);
+  const limiters = apiLimiters(core.limits, core.config);
 
   // A probe's connection is not kept alive: probing every few seconds must not hold a socket for good.
   probeRoutes(app, {

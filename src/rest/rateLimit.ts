@@ -1,14 +1,9 @@
-// REST rate limits with @fastify/rate-limit: per client IP before authentication, per API key after it.
-// A wait counts once, when it starts. With Redis the counters are shared by every process (and kept in this
-// process's memory while Redis is away).
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { Redis } from 'ioredis';
+// REST rate limits as fastify hooks over core's limiters (core/rateLimits.ts): per client IP before
+// authentication, per API key after it. A wait counts once, when it starts.
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Config } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
-import { redisOrLocalStore } from './rateLimitStore.ts';
-
-const WINDOW_MS = 60_000;
+import type { Limiter, RateLimits } from '../core/rateLimits.ts';
 
 export interface ApiLimiters {
   perIp: onRequestHookHandler;
@@ -17,39 +12,34 @@ export interface ApiLimiters {
   healthz: onRequestHookHandler;
 }
 
-export async function installRateLimit(
-  app: FastifyInstance,
-  config: Pick<Config, 'rateLimits' | 'limits'>,
-  redis: Redis | undefined,
-): Promise<ApiLimiters | undefined> {
-  if (!config.rateLimits) return undefined;
-  await app.register(rateLimit, {
-    global: false,
-    ...(redis === undefined ? {} : { store: redisOrLocalStore(redis, 'sandtrap-rl-') }),
-  });
-
-  // `createRateLimit` (not `rateLimit`): the plugin's ready-made hooks run once per request, and a request
-  // here passes two limits.
-  const hook = (max: number, keyOf: (request: FastifyRequest) => string): onRequestHookHandler => {
-    const check = app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator: keyOf });
-    return async (request: FastifyRequest, reply: FastifyReply) => {
-      const result = await check(request);
-      if (result.isAllowed || !result.isExceeded) return;
-      const seconds = Math.max(1, result.ttlInSeconds);
-      reply.header('X-RateLimit-Limit', String(max));
-      reply.header('X-RateLimit-Remaining', '0');
-      throw new AppError(
-        'rate_limited',
-        `Rate limit of ${max} requests per minute exceeded; retry in ${seconds} s.`,
-        {
-          retryAfterSeconds: seconds,
-        },
-      );
-    };
+/** One hook per limit: counts the request under its key, and past the limit answers 429 (errorHandler.ts). */
+function hook(
+  limiter: Limiter,
+  max: number,
+  keyOf: (request: FastifyRequest) => string,
+): onRequestHookHandler {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const result = await limiter.consume(keyOf(request));
+    if (result.ok) return;
+    reply.header('X-RateLimit-Limit', String(max));
+    reply.header('X-RateLimit-Remaining', '0');
+    throw new AppError(
+      'rate_limited',
+      `Rate limit of ${max} requests per minute exceeded; retry in ${result.retryAfterSeconds} s.`,
+      { retryAfterSeconds: result.retryAfterSeconds },
+    );
   };
+}
+
+/** The hooks, or undefined when RATE_LIMITS=off (no hook, no header). */
+export function apiLimiters(
+  limits: Pick<RateLimits, 'apiPerIp' | 'apiPerKey' | 'healthzPerIp'>,
+  config: Pick<Config, 'rateLimits' | 'limits'>,
+): ApiLimiters | undefined {
+  if (!config.rateLimits) return undefined;
   return {
-    perIp: hook(config.limits.apiPerIp, (request) => `ip:${request.ip}`),
-    perKey: hook(config.limits.apiPerKey, (request) => `key:${request.principal.keyId}`),
-    healthz: hook(config.limits.healthzPerIp, (request) => `healthz:${request.ip}`),
+    perIp: hook(limits.apiPerIp, config.limits.apiPerIp, (request) => request.ip),
+    perKey: hook(limits.apiPerKey, config.limits.apiPerKey, (request) => request.principal.keyId),
+    healthz: hook(limits.healthzPerIp, config.limits.healthzPerIp, (request) => request.ip),
   };
 }

@@ -3,6 +3,7 @@
 // body. Unlike that splitter it numbers no part paths (a copy of every ancestor's number per part), so any
 // nesting depth and any number of parts cost linear time, and memory only for the open ancestors.
 import { MimeNode } from '@zone-eu/mailsplit';
+import { boundaryOf } from './mailsplitInternals.ts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -55,7 +56,7 @@ function nodeType(header: Buffer): NodeType {
   const encoding = node.encoding || '';
   return {
     multipart: node.multipart !== false,
-    boundary: node._boundary === false ? null : node._boundary,
+    boundary: boundaryOf(node),
     embedsMessage:
       node.contentType === 'message/rfc822' &&
       ['', '7bit', '8bit', 'binary'].includes(encoding) &&

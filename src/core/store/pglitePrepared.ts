@@ -1,6 +1,7 @@
 // PGlite with named prepared statements: a marked statement is parsed and planned once, then each run is one call.
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import { runPreparedMessages, type WireValue } from './bindMessage.ts';
+import { assertInternals, runExclusive } from './pgliteInternals.ts';
 import { preparedNameOf } from './preparedMarker.ts';
 
 const { serialize } = protocol;
@@ -16,6 +17,7 @@ const { serialize } = protocol;
  * transaction objects), go through PGlite as before.
  */
 export function withPreparedStatements(pglite: PGlite): PGlite {
+  assertInternals(pglite);
   /** Parameter type OIDs of each statement prepared so far, by name. */
   const prepared = new Map<string, number[]>();
 
@@ -42,27 +44,23 @@ export function withPreparedStatements(pglite: PGlite): PGlite {
     params: unknown[],
     options?: QueryOptions,
   ): Promise<Results> {
-    await pglite._checkReady();
-    // The same locks as `query`: never inside another caller's open transaction, never beside another query.
-    return pglite._runExclusiveTransaction(() =>
-      pglite._runExclusiveQuery(async () => {
-        const types = await typesOf(name, text);
-        const values = params.map((value, i): WireValue => {
-          if (value === null || value === undefined) return null;
-          const type = types[i] ?? 0;
-          const serializer = options?.serializers?.[type] ?? pglite.serializers[type];
-          const wire: unknown = serializer === undefined ? String(value) : serializer(value);
-          return typeof wire === 'string' || wire instanceof Uint8Array ? wire : String(wire);
-        });
-        const { messages } = await pglite.execProtocol(runPreparedMessages(name, values), {
-          syncToFs: false,
-        });
-        await pglite.syncToFs();
-        const [results] = parse.parseResults(messages, pglite.parsers, options);
-        if (results === undefined) throw new Error(`prepared statement ${name} returned no result`);
-        return results;
-      }),
-    );
+    return runExclusive(pglite, async () => {
+      const types = await typesOf(name, text);
+      const values = params.map((value, i): WireValue => {
+        if (value === null || value === undefined) return null;
+        const type = types[i] ?? 0;
+        const serializer = options?.serializers?.[type] ?? pglite.serializers[type];
+        const wire: unknown = serializer === undefined ? String(value) : serializer(value);
+        return typeof wire === 'string' || wire instanceof Uint8Array ? wire : String(wire);
+      });
+      const { messages } = await pglite.execProtocol(runPreparedMessages(name, values), {
+        syncToFs: false,
+      });
+      await pglite.syncToFs();
+      const [results] = parse.parseResults(messages, pglite.parsers, options);
+      if (results === undefined) throw new Error(`prepared statement ${name} returned no result`);
+      return results;
+    });
   }
 
   const query = (text: string, params?: unknown[], options?: QueryOptions) => {

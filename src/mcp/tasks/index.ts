@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { TaskStore } from './store.ts';
+import { RefusedArgs } from '../sdkToolInput.ts';
 
 export { TaskStore } from './store.ts';
 
@@ -46,8 +47,8 @@ export interface InstallTasksOptions {
   taskTools: ReadonlySet<string>;
   /** Runs a tool outside any request, to its end; the same per-call body the registered callbacks run. */
   runTool(name: string, args: unknown, run: TaskRun): Promise<CallToolResult>;
-  /** The isError result McpServer gives for a refusal it words itself (the arguments did not validate). */
-  toolError(message: string): CallToolResult;
+  /** The isError result for a tool callback that threw (they return their failures as results). */
+  toolError(err: unknown, tool: string): CallToolResult;
 }
 
 const TaskIdParams = z.looseObject({ taskId: z.string().min(1) });
@@ -75,18 +76,6 @@ function unknownTask(taskId: string): ProtocolError {
     ProtocolErrorCode.InvalidParams,
     `Unknown task ${taskId}: it expired, was never created, or belongs to another workspace`,
   );
-}
-
-/** The SDK's wording of an argument refusal (McpServer.validateToolInput), so the agent gets the same text. */
-function issuesText(issues: readonly { message: string; path?: readonly unknown[] | undefined }[]): string {
-  return issues
-    .map((issue) => {
-      const path = (issue.path ?? []).map((p) =>
-        String(typeof p === 'object' && p !== null ? (p as { key: unknown }).key : p),
-      );
-      return path.length === 0 ? issue.message : `${path.join('.')}: ${issue.message}`;
-    })
-    .join(', ');
 }
 
 export function installTasks(server: McpServer, options: InstallTasksOptions): void {
@@ -131,13 +120,10 @@ export function installTasks(server: McpServer, options: InstallTasksOptions): v
     const schema = tool.inputSchema;
     if (schema === undefined) throw new Error(`Tool ${name} has no input schema`);
     const checked = await schema['~standard'].validate(rawArgs ?? {});
-    if (checked.issues !== undefined) {
-      return options.toolError(
-        `Input validation error: Invalid arguments for tool ${name}: ${issuesText(checked.issues)}`,
-      );
-    }
+    // The schemas never refuse (sdkToolInput.ts): refused arguments go to the callback, which words them.
+    if (checked.issues !== undefined) throw new Error(`Tool ${name}'s input schema refused its arguments`);
     const args = checked.value;
-    if (options.taskTools.has(name) && declaresTasks(ctx)) {
+    if (options.taskTools.has(name) && declaresTasks(ctx) && !(args instanceof RefusedArgs)) {
       const task = startTask(name, args, ctx);
       if (task !== undefined) return task;
     }
@@ -146,7 +132,7 @@ export function installTasks(server: McpServer, options: InstallTasksOptions): v
     try {
       result = await handler(args, ctx);
     } catch (err) {
-      return options.toolError(err instanceof Error ? err.message : String(err));
+      return options.toolError(err, name);
     }
     return server.server.projectCallToolResult(result, tool.outputSchemaJson);
   }
