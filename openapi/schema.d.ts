@@ -788,7 +788,8 @@ export interface components {
         };
         /**
          * @description Additive. Base URLs that make each provider's official SDK send into this sandbox instead of the
-         *     provider (README "Mail sent through provider APIs"). The API key is the sandbox's `smtpPassword`.
+         *     provider (README "Mail sent through provider APIs"). The API key is the sandbox's `smtpPassword`
+         *     (Mailgun: user `api` with that password).
          *     Each send is captured as an ordinary Message; the provider's tags and metadata become
          *     `X-Sandtrap-Provider-*` headers.
          */
@@ -808,6 +809,12 @@ export interface components {
              * @example http://127.0.0.1:8025/providers/resend
              */
             resend: string;
+            /**
+             * @description Mailgun (`POST /v3/<domain>/messages`, `/v3/<domain>/messages.mime`); Basic auth `api` and the
+             *     `smtpPassword`.
+             * @example http://127.0.0.1:8025/providers/mailgun
+             */
+            mailgun: string;
         };
         /**
          * @description A mock rule as stored and returned. Rules are tried in list order; see `MockRuleInput` for

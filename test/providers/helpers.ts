@@ -35,7 +35,8 @@ export function header(detail: MessageDetail, name: string): string[] {
 }
 
 /** The checks every provider's full send shares: recipients, bodies, the code, the inline logo and the PDF. */
-export function assertFullSend(got: ReadBack, provider: string): void {
+/** `logoName`: the inline image's file name (Mailgun names an inline file by its content id). */
+export function assertFullSend(got: ReadBack, provider: string, logoName = 'logo.png'): void {
   const { detail, raw } = got;
   assert.equal(detail.subject, 'Your sign-in code');
   assert.match(detail.from, /app@example\.test/);
@@ -57,8 +58,8 @@ export function assertFullSend(got: ReadBack, provider: string): void {
   assert.deepEqual(header(detail, 'x-entity-ref-id'), ['ref-1']);
   assert.deepEqual(header(detail, 'x-sandtrap-provider'), [provider]);
   const names = detail.attachments.map((a) => a.fileName).sort();
-  assert.deepEqual(names, ['logo.png', 'terms.pdf']);
-  const logo = raw.attachments.find((a) => a.filename === 'logo.png');
+  assert.deepEqual(names, [logoName, 'terms.pdf'].sort());
+  const logo = raw.attachments.find((a) => a.filename === logoName);
   assert.equal(logo?.cid, 'logo@app');
   assert.deepEqual(logo?.content, PNG);
   const pdf = raw.attachments.find((a) => a.filename === 'terms.pdf');

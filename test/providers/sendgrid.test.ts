@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Client } from '@sendgrid/client';
-import sgMail from '@sendgrid/mail';
+import { MailService } from '@sendgrid/mail';
 import { listMessages } from '../helpers/mail.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
@@ -14,7 +14,7 @@ function mailer(baseUrl: string, key: string) {
   client.setApiKey(key);
   // After setApiKey, which resets the base URL to SendGrid's region host.
   client.setDefaultRequest('baseUrl', baseUrl);
-  const mail = new sgMail.MailService();
+  const mail = new MailService();
   mail.setClient(client);
   return mail;
 }
@@ -46,7 +46,7 @@ describeEachStore('SendGrid v3 mail send', (getStore) => {
           filename: 'logo.png',
           type: 'image/png',
           disposition: 'inline',
-          content_id: 'logo@app',
+          contentId: 'logo@app',
         },
         {
           content: Buffer.from('%PDF-1.4 terms').toString('base64'),

@@ -5,7 +5,12 @@ import type { Core } from '../../core/core.ts';
 import { isAppError } from '../../core/errors.ts';
 import { logFailure } from '../../core/failureLog.ts';
 import type { ProviderMail, ProviderName } from '../../core/mail/providers/providerMail.ts';
-import type { ProviderCredential, ProviderRefusal } from '../../core/mail/providers/service.ts';
+import type {
+  ProviderCredential,
+  ProviderRefusal,
+  ProviderSendResult,
+} from '../../core/mail/providers/service.ts';
+import type { MailTarget } from '../../core/mail/smtpAccess.ts';
 
 /** What a provider refuses, in words its error shape carries. `missing_key` and `unauthorized` differ only where
  * the provider tells them apart (Resend); neither says whether a sandbox exists. */
@@ -54,8 +59,9 @@ export async function capture<T>(
   dialect: Dialect,
   request: FastifyRequest,
   reply: FastifyReply,
-  parse: () => Parsed<T>,
-  mailsOf: (parsed: T) => ProviderMail[],
+  parse: () => Parsed<T> | Promise<Parsed<T>>,
+  /** The mails to store, or (messages.mime, Raw content) a send of its own kind. */
+  toSend: (parsed: T) => ProviderMail[] | ((target: MailTarget) => Promise<ProviderSendResult>),
   answer: (ids: string[], parsed: T) => FastifyReply,
 ): Promise<FastifyReply> {
   const credential = dialect.credential(request);
@@ -63,18 +69,22 @@ export async function capture<T>(
   try {
     const auth = await core.providers.authenticate(request.ip, credential);
     if (!auth.ok) return dialect.refuse(reply, auth);
-    const parsed = parse();
+    const parsed = await parse();
     if (!parsed.ok)
       return dialect.refuse(reply, {
         reason: 'invalid',
         errors: [{ path: parsed.field ?? '', message: parsed.message }],
       });
-    const result = await core.providers.send({
-      provider: dialect.name,
-      target: auth.target,
-      ip: request.ip,
-      mails: mailsOf(parsed.value),
-    });
+    const what = toSend(parsed.value);
+    const result =
+      typeof what === 'function'
+        ? await what(auth.target)
+        : await core.providers.send({
+            provider: dialect.name,
+            target: auth.target,
+            ip: request.ip,
+            mails: what,
+          });
     if (!result.ok) return dialect.refuse(reply, result);
     return answer(result.messageIds, parsed.value);
   } catch (err) {

@@ -3,6 +3,7 @@
 // provider APIs").
 import type { FastifyInstance } from 'fastify';
 import type { Core } from '../../core/core.ts';
+import { mailgunRoutes } from './mailgun.ts';
 import { postmarkRoutes } from './postmark.ts';
 import { resendRoutes } from './resend.ts';
 import { sendgridRoutes } from './sendgrid.ts';
@@ -11,6 +12,7 @@ export const PROVIDER_ROUTES = {
   sendgrid: sendgridRoutes,
   postmark: postmarkRoutes,
   resend: resendRoutes,
+  mailgun: mailgunRoutes,
 } as const;
 
 export async function providerRoutes(scope: FastifyInstance, core: Core): Promise<void> {

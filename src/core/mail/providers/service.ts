@@ -10,7 +10,7 @@ import { findLiveSandboxByPasswordDigest } from '../../store/repos/providerKeys.
 import type { Database } from '../../store/schema.ts';
 import type { MailIngest } from '../ingest.ts';
 import type { MailTarget, SmtpAccess } from '../smtpAccess.ts';
-import { composeProviderMail } from './compose.ts';
+import { composeProviderMail, PROVIDER_HEADER_PREFIX } from './compose.ts';
 import { isValidAddress, type ProviderMail, type ProviderName } from './providerMail.ts';
 
 /** The SMTP listeners' SIZE limit (src/smtp/captureServer.ts): the same message is refused on either door. */
@@ -183,6 +183,52 @@ export function createProviderMailService(deps: {
       // The sandbox was deleted or expired since the key was checked: the key no longer selects anything.
       if (results.some((r) => r.stored.length === 0)) return { ok: false, reason: 'unauthorized' };
       return { ok: true, messageIds: results.map((r) => (r.stored[0] as { messageId: string }).messageId) };
+    },
+
+    /**
+     * A message the sender built itself (Mailgun's messages.mime, SES Raw content), stored as sent with an
+     * `X-Sandtrap-Provider` header in front; `recipients` are the envelope's, as given beside it.
+     */
+    async sendMime(input: {
+      provider: ProviderName;
+      target: MailTarget;
+      ip: string;
+      raw: Buffer;
+      recipients: string[];
+    }): Promise<ProviderSendResult> {
+      const bad = input.recipients.find((r) => !isValidAddress(r));
+      if (
+        input.recipients.length === 0 ||
+        input.recipients.length > MAX_PROVIDER_RECIPIENTS ||
+        bad !== undefined
+      )
+        return {
+          ok: false,
+          reason: 'invalid',
+          errors: [
+            {
+              path: 'to',
+              message:
+                bad === undefined
+                  ? `between 1 and ${MAX_PROVIDER_RECIPIENTS} recipients are required`
+                  : `"${bad}" is not a valid email address`,
+            },
+          ],
+        };
+      const raw = Buffer.concat([Buffer.from(`${PROVIDER_HEADER_PREFIX}: ${input.provider}\r\n`), input.raw]);
+      if (raw.byteLength > MAX_PROVIDER_MESSAGE_BYTES)
+        return { ok: false, reason: 'too_large', limitBytes: MAX_PROVIDER_MESSAGE_BYTES };
+      const limited = await countAgainstLimits(input.ip, input.target, 1);
+      if (limited !== null) return { ok: false, ...limited };
+      const result = await ingestMail({
+        raw,
+        envelopeFrom: null,
+        deliveries: [{ sandboxId: input.target.sandboxId, capturedFor: [...new Set(input.recipients)] }],
+      });
+      const stored = result.stored[0];
+      return stored === undefined
+        ? { ok: false, reason: 'unauthorized' }
+        : { ok: true, messageIds: [stored.messageId] };
     },
   };
 }
