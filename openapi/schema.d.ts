@@ -784,6 +784,37 @@ export interface components {
              *     inbound port for any address outside the sandboxes' domains is stored here, with no login.
              */
             catchAll?: boolean;
+            providerBaseUrls: components["schemas"]["ProviderBaseUrls"];
+        };
+        /**
+         * @description Additive. Base URLs that make each provider's official SDK send into this sandbox instead of the
+         *     provider (README "Mail sent through provider APIs"). The API key is the sandbox's `smtpPassword`
+         *     (Mailgun: user `api` with that password).
+         *     Each send is captured as an ordinary Message; the provider's tags and metadata become
+         *     `X-Sandtrap-Provider-*` headers.
+         */
+        ProviderBaseUrls: {
+            /**
+             * @description SendGrid v3 (`POST /v3/mail/send`); Bearer key.
+             * @example http://127.0.0.1:8025/providers/sendgrid
+             */
+            sendgrid: string;
+            /**
+             * @description Postmark (`POST /email`, `/email/batch`, `/email/withTemplate`); `X-Postmark-Server-Token`.
+             * @example http://127.0.0.1:8025/providers/postmark
+             */
+            postmark: string;
+            /**
+             * @description Resend (`POST /emails`, `/emails/batch`); Bearer key.
+             * @example http://127.0.0.1:8025/providers/resend
+             */
+            resend: string;
+            /**
+             * @description Mailgun (`POST /v3/<domain>/messages`, `/v3/<domain>/messages.mime`); Basic auth `api` and the
+             *     `smtpPassword`.
+             * @example http://127.0.0.1:8025/providers/mailgun
+             */
+            mailgun: string;
         };
         /**
          * @description A mock rule as stored and returned. Rules are tried in list order; see `MockRuleInput` for

@@ -13,6 +13,7 @@ import { createSmtpAdmission } from './mail/smtpAdmission.ts';
 import { createCatchAll, type CatchAll } from './mail/catchAll.ts';
 import { probeStore } from './health.ts';
 import { createMetrics } from './metrics.ts';
+import { createProviderMailService } from './mail/providers/service.ts';
 import { createMessageService } from './messages.ts';
 import { createClientMetadataFetcher } from './oauth/clientMetadataFetch.ts';
 import { createOAuthService } from './oauth/service.ts';
@@ -121,6 +122,13 @@ export function createCore({
     },
   );
   const sandboxes = createSandboxService(db, clock, endpoints, bus, (id) => catchAll.is(id));
+  // Inline unless PARSE_POOL_MIN_BYTES says otherwise: the worker pool lost on the 2-core bench machine.
+  const ingestMail = createMailIngest(
+    clock,
+    bus,
+    writers.messages,
+    createMessageParser({ poolFromBytes: config.parsePoolMinBytes }),
+  );
   return {
     config,
     clock,
@@ -132,13 +140,9 @@ export function createCore({
     endpoints,
     sandboxes,
     messages: createMessageService(db, clock, bus),
-    // Inline unless PARSE_POOL_MIN_BYTES says otherwise: the worker pool lost on the 2-core bench machine.
-    ingestMail: createMailIngest(
-      clock,
-      bus,
-      writers.messages,
-      createMessageParser({ poolFromBytes: config.parsePoolMinBytes }),
-    ),
+    ingestMail,
+    /** Mail sent through provider HTTP APIs (SendGrid, Postmark, Resend…), captured as Messages. */
+    providers: createProviderMailService({ db, clock, limits, access: smtpAccess, ingestMail }),
     /** SMTP commands' admission (login, sender, recipient), as `capture.admit` is for HTTP. */
     smtp: createSmtpAdmission(smtpAccess, limits, catchAll),
     /** The inbound port's catch-all sandbox (SMTP_CATCH_ALL). */

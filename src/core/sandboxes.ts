@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import { notFound } from './errors.ts';
 import type { EventBus } from './events.ts';
 import { changeWithEvent, sandboxChange } from './liveEvents/journal.ts';
+import { PROVIDERS, type ProviderName } from './mail/providers/providerMail.ts';
 import { parseMockRules } from './mocks/rules.ts';
 import type { StoredMockRule } from './mocks/types.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
@@ -42,6 +43,8 @@ export interface Sandbox {
   expiresAt: Date | null;
   /** The inbound port's catch-all (SMTP_CATCH_ALL): mail to any address outside the sandboxes' domains. */
   catchAll: boolean;
+  /** Where each provider's SDK sends to reach this sandbox (its key is `smtpPassword`). */
+  providerBaseUrls: Record<ProviderName, string>;
 }
 
 export const DEFAULT_TTL_MINUTES = 60;
@@ -79,6 +82,9 @@ export function createSandboxService(
       isEphemeral: row.is_ephemeral,
       expiresAt: row.expires_at,
       catchAll: isCatchAll(row.id),
+      providerBaseUrls: Object.fromEntries(
+        PROVIDERS.map((name) => [name, `${config.dashboardBaseUrl}/providers/${name}`]),
+      ) as Record<ProviderName, string>,
     };
   }
 

@@ -18,6 +18,7 @@ import { problem } from '../core/problem.ts';
 import { consentRoutes } from './oauth/consentRoutes.ts';
 import { oauthEndpoints } from './oauth/endpoints.ts';
 import { apiLimiters } from './rateLimit.ts';
+import { providerRoutes } from './providers/routes.ts';
 import { requestIdFor } from './requestId.ts';
 import { requestForLog } from './requestLog.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -168,6 +169,11 @@ export async function buildApi({
     },
     { prefix: '/api/v1' },
   );
+  // Provider send APIs (SendGrid, Postmark, Resend…) authenticate with the sandbox's key, in each one's shape.
+  await app.register(async (scope) => {
+    if (limiters !== undefined) scope.addHook('onRequest', limiters.perIp);
+    await providerRoutes(scope, core);
+  });
   // Without PUBLIC_URL off loopback there is no issuer URL clients could trust: no OAuth at all (404s).
   if (core.oauth.enabled) {
     await app.register(async (scope) => oauthEndpoints(scope, core, { perIp: limiters?.perIp }));

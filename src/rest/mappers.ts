@@ -49,6 +49,7 @@ export function sandboxDto(s: Sandbox): Schemas['Sandbox'] {
     emailAddress: s.emailAddress,
     dashboardUrl: s.dashboardUrl,
     catchAll: s.catchAll,
+    providerBaseUrls: s.providerBaseUrls,
   };
 }
 

@@ -23,6 +23,7 @@ import * as m018 from './migrations/018_embedded_analyze_columns.ts';
 import * as m019 from './migrations/019_request_redacted_cookies.ts';
 import * as m020 from './migrations/020_request_reply.ts';
 import * as m021 from './migrations/021_wait_marks_tombstones.ts';
+import * as m022 from './migrations/022_sandbox_password_lookup.ts';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '019_request_redacted_cookies': m019,
   '020_request_reply': m020,
   '021_wait_marks_tombstones': m021,
+  '022_sandbox_password_lookup': m022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

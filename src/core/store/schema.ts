@@ -33,6 +33,7 @@ export interface SandboxesTable {
   workspace_id: string;
   name: string;
   tags: Json<Record<string, string>>;
+  /** Indexed by sha256 for provider-API keys (migration 022). */
   smtp_password: string;
   mocks: Json<StoredMockRule[]>;
   is_ephemeral: boolean;
