@@ -1,6 +1,6 @@
 // Lists the links of an email: anchors and image-map areas of the HTML part, and bare URLs of the
 // text part, de-duplicated, each with its anchor text and kind. Links are never fetched.
-import { decodeEntities } from './entities.ts';
+import { decodeAttribute, decodeEntities } from './entities.ts';
 import { htmlTokens, parseAttributes } from './htmlTokens.ts';
 import { linkKind, type LinkKind } from './linkKind.ts';
 import { htmlToPlainText } from './lines.ts';
@@ -36,7 +36,7 @@ const GENERIC_TEXT =
 
 /** The URL an href points at, or null for in-page anchors, mail/phone/script links and relative paths. */
 export function usableUrl(href: string): string | null {
-  const url = decodeEntities(href)
+  const url = decodeAttribute(href)
     .replace(/[\t\r\n]/g, '')
     .trim();
   if (url === '' || url.startsWith('#')) return null;
