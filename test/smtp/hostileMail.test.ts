@@ -208,14 +208,14 @@ describeEachStore('hostile mail over SMTP', (getStore) => {
         assert.equal(d.parseError, null);
       });
 
-      it('HTML-only mail with &#99999999999; is stored, the reference as written', async () => {
+      it('HTML-only mail with &#99999999999; is stored as sent; the preview shows U+FFFD as a browser does', async () => {
         const html = '<p>Code &#99999999999; here</p>';
         const d = await deliver(
           crlf([`From: ${SENDER}`, 'Subject: entity', 'Content-Type: text/html; charset=utf-8', '', html]),
         );
         assert.equal(d.htmlBody, `${html}\n`);
         assert.equal(d.textBody, null);
-        assert.equal(d.summary.preview, 'Code &#99999999999; here');
+        assert.equal(d.summary.preview, 'Code \uFFFD here');
         assert.equal(d.parseError, null);
       });
 
