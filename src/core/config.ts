@@ -106,7 +106,6 @@ const envSchema = z.object({
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OAUTH_ALLOW_PRIVATE_CLIENT_URLS: z.enum(['true', 'false']).default('false'),
-  PARSE_POOL_MIN_BYTES: z.coerce.number().int().min(0).optional(),
 });
 
 /** Bind addresses only this machine can reach: OAuth needs no PUBLIC_URL there (issuer is http://host:port). */
@@ -218,7 +217,6 @@ const configSchema = envSchema.transform((e) => {
     /** Client ID metadata documents may be fetched from private, loopback and link-local addresses (development). */
     oauthAllowPrivateClientUrls: e.OAUTH_ALLOW_PRIVATE_CLIENT_URLS === 'true',
     /** Messages at least this large are parsed on a worker pool; Infinity (unset) parses all on the main thread. */
-    parsePoolMinBytes: e.PARSE_POOL_MIN_BYTES ?? Infinity,
   };
   // Frozen in place, so the type stays the plain one callers may copy and adjust (loadConfig freezes the top).
   Object.freeze(config.limits);

@@ -7,7 +7,6 @@ import { createCaptureService } from './http/capture.ts';
 import { createLiveEventService } from './liveEvents/service.ts';
 import { createExpiryWatch } from './sandboxExpiry.ts';
 import { createMailIngest } from './mail/ingest.ts';
-import { createMessageParser } from './mail/parsePool.ts';
 import { createSmtpAccess } from './mail/smtpAccess.ts';
 import { createSmtpAdmission } from './mail/smtpAdmission.ts';
 import { createCatchAll, type CatchAll } from './mail/catchAll.ts';
@@ -122,13 +121,7 @@ export function createCore({
     },
   );
   const sandboxes = createSandboxService(db, clock, endpoints, bus, (id) => catchAll.is(id));
-  // Inline unless PARSE_POOL_MIN_BYTES says otherwise: the worker pool lost on the 2-core bench machine.
-  const ingestMail = createMailIngest(
-    clock,
-    bus,
-    writers.messages,
-    createMessageParser({ poolFromBytes: config.parsePoolMinBytes }),
-  );
+  const ingestMail = createMailIngest(clock, bus, writers.messages);
   return {
     config,
     clock,

@@ -120,7 +120,6 @@ export function createCaptureSmtpServer({
     const raw = await readData(stream);
     if (raw === 'too-big') throw replies.tooBig(MAX_MESSAGE_BYTES);
     const mailFrom = session.envelope.mailFrom;
-    // Read before ingest: ingest may hand `raw` to a parse worker, which empties the caller's view of it.
     const bytes = raw.length;
     let result;
     try {

@@ -5,8 +5,7 @@ import type { EventBus } from '../events.ts';
 import { newItemId } from '../random.ts';
 import { storeWriteFailure } from '../store/unavailable.ts';
 import type { MessageRowToStore, MessageWriter } from '../store/writers.ts';
-import type { ParsedMessage } from './parseMessage.ts';
-import { createMessageParser, type MessageParser } from './parsePool.ts';
+import { parseMessage, type ParsedMessage } from './parseMessage.ts';
 
 export interface MailDelivery {
   sandboxId: string;
@@ -50,14 +49,9 @@ function rowsFor(mail: ParsedMail): MessageRowToStore[] {
   }));
 }
 
-export function createMailIngest(
-  clock: Clock,
-  bus: EventBus,
-  writer: MessageWriter,
-  // Inline by default: the worker pool lost on the bench machine (parsePool.ts).
-  parse: MessageParser = createMessageParser({ poolFromBytes: Infinity }),
-) {
-  /** Takes `raw` over: it may be handed to a parse worker, after which the caller's view of it is empty. */
+// Parsing is inline, on the main thread: a worker-thread pool tied at best and cost a fifth more CPU
+// end to end (docs/decisions/0005-inline-parsing.md).
+export function createMailIngest(clock: Clock, bus: EventBus, writer: MessageWriter) {
   return async function ingestMail(input: {
     raw: Uint8Array;
     envelopeFrom: string | null;
@@ -65,10 +59,10 @@ export function createMailIngest(
   }): Promise<IngestedMail> {
     // Messages parsed at the same time are committed together: parsing takes several turns of the event loop.
     const arrival = writer.announce();
-    let raw: Uint8Array;
+    const raw = input.raw;
     let parsed: ParsedMessage;
     try {
-      ({ raw, parsed } = await parse(input.raw, input.envelopeFrom));
+      parsed = await parseMessage(raw, input.envelopeFrom);
     } catch (err) {
       arrival.withdraw();
       throw err;
