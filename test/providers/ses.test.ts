@@ -128,6 +128,8 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
       await send(client(sb), {
         Destination: { ToAddresses: ['ann@example.test'], BccAddresses: ['audit@example.test'] },
         Content: { Raw: { Data: built } },
+        EmailTags: [{ Name: 'flow', Value: 'raw\r\nBcc: x@example.test' }],
+        ConfigurationSetName: 'bulk',
       });
       const messages = await readBack(ws, sb.id);
       assert.equal(messages.length, 2);
@@ -136,6 +138,11 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
         'ann@example.test',
         'audit@example.test',
       ]);
+      assert.ok(second !== undefined);
+      // A line break in a tag stays inside its header: it starts no Bcc of its own.
+      assert.deepEqual(header(second.detail, 'x-sandtrap-provider-tag'), ['flow=raw Bcc: x@example.test']);
+      assert.deepEqual(header(second.detail, 'bcc'), []);
+      assert.deepEqual(header(second.detail, 'x-sandtrap-provider-configuration-set'), ['bulk']);
     });
 
     it('renders an inline TemplateContent with its TemplateData, HTML-escaped in the HTML part', async () => {
@@ -302,7 +309,11 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
         });
       const post = async (headers: Record<string, string>, payload: string) => {
         const res = await fetch(url, { method: 'POST', headers, body: payload });
-        return { status: res.status, type: res.headers.get('x-amzn-errortype'), body: await res.json() };
+        return {
+          status: res.status,
+          type: res.headers.get('x-amzn-errortype'),
+          body: (await res.json()) as { message?: string; MessageId?: string },
+        };
       };
       const unsigned = await post({ 'content-type': 'application/json' }, body);
       assert.deepEqual([unsigned.status, unsigned.type], [403, 'MissingAuthenticationTokenException']);
@@ -311,7 +322,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
       assert.deepEqual([changed.status, changed.type], [403, 'SignatureDoesNotMatch']);
       const other = await post((await signed('sqs')).headers, body);
       assert.deepEqual([other.status, other.type], [403, 'SignatureDoesNotMatch']);
-      assert.match(other.body.message, /scoped to correct service: 'ses'/);
+      assert.match(other.body.message ?? '', /scoped to correct service: 'ses'/);
       assert.deepEqual(await listMessages(ws, sb.id), []);
       // The same signed request, unchanged, is taken: the refusals above were about what changed.
       const taken = await post(good.headers, body);

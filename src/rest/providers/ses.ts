@@ -240,7 +240,9 @@ function templateContent(template: Record<string, unknown>): Body | Fail {
   }
 }
 
-type Send = { kind: 'mail'; mail: ProviderMail } | { kind: 'raw'; raw: Buffer; recipients: string[] };
+type Send =
+  | { kind: 'mail'; mail: ProviderMail }
+  | { kind: 'raw'; raw: Buffer; recipients: string[]; providerFields: Array<[string, string]> };
 
 /** The recipients of a Raw message without a Destination: its To, Cc and Bcc headers, as SES takes them. */
 function headerRecipients(raw: Buffer): string[] {
@@ -271,6 +273,8 @@ function parse(bytes: Buffer): Parsed<Send> {
   if (!isRecord(part)) return fail(`Content.${kind} must be an object.`, `Content.${kind}`);
   const dest = destination(body.Destination);
   if (isFail(dest)) return dest;
+  const fields = providerFields(body);
+  if (isFail(fields)) return fields;
   if (kind === 'Raw') {
     const raw = decodeBase64(part.Data);
     if (raw === undefined || raw.length === 0)
@@ -278,7 +282,12 @@ function parse(bytes: Buffer): Parsed<Send> {
     const given = [...dest.to, ...dest.cc, ...dest.bcc].map((a) => a.address);
     return {
       ok: true,
-      value: { kind: 'raw', raw, recipients: given.length > 0 ? given : headerRecipients(raw) },
+      value: {
+        kind: 'raw',
+        raw,
+        recipients: given.length > 0 ? given : headerRecipients(raw),
+        providerFields: fields,
+      },
     };
   }
   if (nonEmpty(body.FromEmailAddress) === undefined)
@@ -290,8 +299,6 @@ function parse(bytes: Buffer): Parsed<Send> {
     return fail('Destination needs at least one address.', 'Destination');
   const replyTo = addressList(body.ReplyToAddresses, 'ReplyToAddresses');
   if (isFail(replyTo)) return replyTo;
-  const fields = providerFields(body);
-  if (isFail(fields)) return fields;
   const built = kind === 'Simple' ? simpleContent(part) : templateContent(part);
   if (isFail(built)) return built;
   return {
@@ -346,6 +353,7 @@ export function sesRoutes(scope: FastifyInstance, core: Core): void {
                   ip: request.ip,
                   raw: send.raw,
                   recipients: send.recipients,
+                  providerFields: send.providerFields,
                 }),
         (ids) =>
           reply

@@ -3,6 +3,7 @@
 // through the one ingest path (same limits, events, waits, extraction), committed before the adapter answers.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import libmime from 'libmime';
 import type { Clock } from '../../clock.ts';
 import type { FieldError } from '../../errors.ts';
 import type { RateLimits } from '../../rateLimits.ts';
@@ -59,6 +60,23 @@ const RESERVED_HEADERS = new Set([
 ]);
 const HEADER_NAME = /^[!-9;-~]{1,100}$/;
 const CONTENT_ID = /^[^\s<>]{1,250}$/;
+
+/**
+ * The `X-Sandtrap-Provider*` lines put in front of a message the sender built: values on one line (a line break
+ * in a tag cannot start a header of its own) and non-ASCII as encoded words, folded as RFC 5322 asks.
+ */
+function providerHeaderBlock(provider: ProviderName, fields: Array<[string, string]>): string {
+  const lines = [
+    [PROVIDER_HEADER_PREFIX, provider] as const,
+    ...fields.map(([n, v]) => [`${PROVIDER_HEADER_PREFIX}-${n}`, v] as const),
+  ];
+  return lines
+    .map(
+      ([name, value]) =>
+        `${libmime.foldLines(`${name}: ${libmime.encodeWords(value.replace(/[\r\n]+/g, ' '), 'Q', 52)}`, 76)}\r\n`,
+    )
+    .join('');
+}
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -223,6 +241,8 @@ export function createProviderMailService(deps: {
       ip: string;
       raw: Buffer;
       recipients: string[];
+      /** The provider's tags and options sent beside the message (SES EmailTags), as with composed mail. */
+      providerFields?: Array<[name: string, value: string]>;
     }): Promise<ProviderSendResult> {
       const bad = input.recipients.find((r) => !isValidAddress(r));
       if (
@@ -243,7 +263,10 @@ export function createProviderMailService(deps: {
             },
           ],
         };
-      const raw = Buffer.concat([Buffer.from(`${PROVIDER_HEADER_PREFIX}: ${input.provider}\r\n`), input.raw]);
+      const raw = Buffer.concat([
+        Buffer.from(providerHeaderBlock(input.provider, input.providerFields ?? [])),
+        input.raw,
+      ]);
       if (raw.byteLength > MAX_PROVIDER_MESSAGE_BYTES)
         return { ok: false, reason: 'too_large', limitBytes: MAX_PROVIDER_MESSAGE_BYTES };
       const limited = await countAgainstLimits(input.ip, input.target, 1);
