@@ -55,24 +55,35 @@ export function checkedAddresses(
   return bad === undefined ? parsed : fail(refusal(bad.address));
 }
 
-/** An attachment from the provider's fields: a content id (with or without `cid:`) makes it inline. */
+/** An attachment from the provider's fields, each optional one left out when it is not set. */
 export function attachmentOf(
   filename: string,
   content: Buffer,
-  contentType: unknown,
-  contentId: unknown,
-  disposition?: 'attachment' | 'inline',
+  options: {
+    contentType?: unknown;
+    contentId?: string | undefined;
+    disposition?: 'attachment' | 'inline' | undefined;
+  },
 ): ProviderAttachment {
-  const cid = nonEmpty(contentId)?.replace(/^cid:/i, '');
-  const type = nonEmpty(contentType);
-  const placed = disposition ?? (cid === undefined ? undefined : 'inline');
+  const type = nonEmpty(options.contentType);
   return {
     filename,
     content,
     ...(type === undefined ? {} : { contentType: type }),
-    ...(cid === undefined ? {} : { contentId: cid }),
-    ...(placed === undefined ? {} : { disposition: placed }),
+    ...(options.contentId === undefined ? {} : { contentId: options.contentId }),
+    ...(options.disposition === undefined ? {} : { disposition: options.disposition }),
   };
+}
+
+/** The provider's error body with its status, and Retry-After when the refusal is a rate limit. */
+export function sendRefusal(
+  reply: FastifyReply,
+  error: ProviderError,
+  status: number,
+  body: Record<string, unknown>,
+): FastifyReply {
+  if (error.reason === 'rate_limited') reply.header('Retry-After', String(error.retryAfterSeconds));
+  return reply.code(status).type('application/json').send(body);
 }
 
 export interface Dialect {

@@ -22,6 +22,7 @@ import {
   isRecord,
   nonEmpty,
   PROVIDER_BODY_LIMIT,
+  sendRefusal,
   type Dialect,
   type Fail,
   type Parsed,
@@ -75,13 +76,9 @@ function errorOf(error: ProviderError): { status: number; type: string; message:
   }
 }
 
-function sendError(reply: FastifyReply, status: number, type: string, message: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('x-amzn-RequestId', randomUUID())
-    .header('x-amzn-ErrorType', type)
-    .type('application/json')
-    .send({ message });
+/** SES's error: the type in `x-amzn-ErrorType` (what the SDK names its exception after), `{ message }` as body. */
+function typed(reply: FastifyReply, type: string): FastifyReply {
+  return reply.header('x-amzn-RequestId', randomUUID()).header('x-amzn-ErrorType', type);
 }
 
 const dialect: Dialect = {
@@ -90,8 +87,7 @@ const dialect: Dialect = {
   credential: () => undefined,
   refuse(reply: FastifyReply, error: ProviderError) {
     const { status, type, message } = errorOf(error);
-    if (error.reason === 'rate_limited') reply.header('Retry-After', String(error.retryAfterSeconds));
-    return sendError(reply, status, type, message);
+    return sendRefusal(typed(reply, type), error, status, { message });
   },
 };
 
@@ -157,13 +153,17 @@ function attachmentList(value: unknown): ProviderAttachment[] | Fail {
     const bytes = decodeBase64(a.RawContent);
     if (bytes === undefined)
       return fail(`Attachment '${a.FileName}' has no base64 RawContent.`, 'Attachments');
+    const contentId = nonEmpty(a.ContentId);
+    // SES places an attachment by ContentDisposition; one with a content id is inline unless told otherwise.
     const disposition =
-      a.ContentDisposition === 'INLINE'
-        ? 'inline'
-        : a.ContentDisposition === 'ATTACHMENT'
-          ? 'attachment'
+      a.ContentDisposition === 'ATTACHMENT'
+        ? 'attachment'
+        : a.ContentDisposition === 'INLINE' || contentId !== undefined
+          ? 'inline'
           : undefined;
-    out.push(attachmentOf(a.FileName as string, bytes, a.ContentType, a.ContentId, disposition));
+    out.push(
+      attachmentOf(a.FileName as string, bytes, { contentType: a.ContentType, contentId, disposition }),
+    );
   }
   return out;
 }
@@ -335,7 +335,11 @@ export function sesRoutes(scope: FastifyInstance, core: Core): void {
         core.clock.now(),
         'ses',
       );
-      if (!signed.ok) return sendError(reply, 403, signed.problem, signed.message);
+      if (!signed.ok)
+        return typed(reply, signed.problem)
+          .code(403)
+          .type('application/json')
+          .send({ message: signed.message });
       const credential = { username: signed.accessKeyId, verify: signed.verify };
       return capture(
         core,
