@@ -3,7 +3,7 @@
 // wait_for_email; a wrong secret or an unknown key id is the same 403, a body SES refuses its BadRequestException.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   BadRequestException,
   SendEmailCommand,
@@ -15,10 +15,19 @@ import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { listMessages } from '../helpers/mail.ts';
-import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import type { TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { connectHttp, ok } from '../mcp/client.ts';
-import { assertFullSend, header, HTML, PNG, readBack, TEXT } from './helpers.ts';
+import {
+  assertFullSend,
+  header,
+  HTML,
+  PNG,
+  readBack,
+  refusal,
+  serverPerSuite,
+  TEXT,
+  waitForEmailWhile,
+} from './helpers.ts';
 
 type Sandbox = Awaited<ReturnType<TestServerWorkspace['createSandbox']>>;
 
@@ -35,14 +44,11 @@ function client(sb: Sandbox, secret = sb.smtpPassword, accessKeyId = sb.smtpUser
 
 const send = (c: SESv2Client, input: SendEmailCommandInput) => c.send(new SendEmailCommand(input));
 
-async function refusal(p: Promise<unknown>): Promise<SESv2ServiceException> {
-  return p.then(
-    () => assert.fail('the send was expected to be refused'),
-    (e: unknown) => {
-      assert.ok(e instanceof SESv2ServiceException, String(e));
-      return e;
-    },
-  );
+/** The SDK's own exception for a refused send. */
+async function refused(p: Promise<unknown>): Promise<SESv2ServiceException> {
+  const e = await refusal(p);
+  assert.ok(e instanceof SESv2ServiceException, String(e));
+  return e;
 }
 
 const simple = (subject: string, text: string): SendEmailCommandInput['Content'] => ({
@@ -50,17 +56,11 @@ const simple = (subject: string, text: string): SendEmailCommandInput['Content']
 });
 
 describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
-  let server: TestServer;
-  let ws: TestServerWorkspace;
-  before(async () => {
-    server = await startTestServer(getStore());
-    ws = await server.workspace();
-  });
-  after(() => server.close());
+  const suite = serverPerSuite(getStore);
 
   describe('200', () => {
     it('captures Simple content with cc, bcc, reply-to, an inline image, an attachment, headers and tags', async () => {
-      const sb = await ws.createSandbox();
+      const sb = await suite.ws.createSandbox();
       const sent = await send(client(sb), {
         FromEmailAddress: 'The App <app@example.test>',
         Destination: {
@@ -95,7 +95,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
         ConfigurationSetName: 'transactional',
       });
       assert.equal(sent.$metadata.httpStatusCode, 200);
-      const [got] = await readBack(ws, sb.id);
+      const [got] = await readBack(suite.ws, sb.id);
       assert.ok(got !== undefined);
       assert.equal(sent.MessageId, got.detail.id);
       assertFullSend(got, 'ses');
@@ -104,7 +104,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
     });
 
     it('captures Raw content as sent, for the Destination or else the recipients in its headers', async () => {
-      const sb = await ws.createSandbox();
+      const sb = await suite.ws.createSandbox();
       const built = await new MailComposer({
         from: 'app@example.test',
         to: 'ann@example.test',
@@ -116,7 +116,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
         .compile()
         .build();
       const fromHeaders = await send(client(sb), { Content: { Raw: { Data: built } } });
-      const [first] = await readBack(ws, sb.id);
+      const [first] = await readBack(suite.ws, sb.id);
       assert.ok(first !== undefined);
       assert.equal(fromHeaders.MessageId, first.detail.id);
       assert.equal(first.detail.subject, 'Built by the app');
@@ -131,7 +131,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
         EmailTags: [{ Name: 'flow', Value: 'raw\r\nBcc: x@example.test' }],
         ConfigurationSetName: 'bulk',
       });
-      const messages = await readBack(ws, sb.id);
+      const messages = await readBack(suite.ws, sb.id);
       assert.equal(messages.length, 2);
       const second = messages.find((m) => m.detail.id !== first.detail.id);
       assert.deepEqual([...(second?.detail.capturedFor ?? [])].sort(), [
@@ -146,7 +146,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
     });
 
     it('renders an inline TemplateContent with its TemplateData, HTML-escaped in the HTML part', async () => {
-      const sb = await ws.createSandbox();
+      const sb = await suite.ws.createSandbox();
       await send(client(sb), {
         FromEmailAddress: 'app@example.test',
         Destination: { ToAddresses: ['ann@example.test'] },
@@ -161,7 +161,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
           },
         },
       });
-      const [got] = await readBack(ws, sb.id);
+      const [got] = await readBack(suite.ws, sb.id);
       assert.ok(got !== undefined);
       assert.equal(got.detail.subject, 'Your code, Ann & Bo');
       assert.equal(got.detail.textBody?.trim(), 'Hi Ann & Bo, your code is 552901.');
@@ -174,7 +174,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
     });
 
     it('stores a named template with its data as headers and the data as the body, whose code can be read', async () => {
-      const sb = await ws.createSandbox();
+      const sb = await suite.ws.createSandbox();
       await send(client(sb), {
         FromEmailAddress: 'app@example.test',
         Destination: { ToAddresses: ['ann@example.test'] },
@@ -185,7 +185,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
           },
         },
       });
-      const [got] = await readBack(ws, sb.id);
+      const [got] = await readBack(suite.ws, sb.id);
       assert.ok(got !== undefined);
       assert.deepEqual(header(got.detail, 'x-sandtrap-provider-template-name'), ['sign-in']);
       assert.deepEqual(JSON.parse(header(got.detail, 'x-sandtrap-provider-template-data')[0] ?? ''), {
@@ -196,28 +196,23 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
     });
 
     it('wait_for_email over MCP returns an SES send with its code', async () => {
-      const sb = await ws.createSandbox();
-      const mcp = await connectHttp(server.apiUrl, ws.key);
-      try {
-        const waiting = ok(mcp, 'wait_for_email', { sandbox_id: sb.id, timeout_seconds: 30 });
-        await send(client(sb), {
+      const sb = await suite.ws.createSandbox();
+      const got = await waitForEmailWhile(suite.server, suite.ws, sb.id, () =>
+        send(client(sb), {
           FromEmailAddress: 'app@example.test',
           Destination: { ToAddresses: ['ann@example.test'] },
           Content: simple('Your code', 'Your verification code is 640219.'),
-        });
-        const got = await waiting;
-        assert.equal(got.status, 'received');
-        assert.equal(got.email.otp.code, '640219');
-      } finally {
-        await mcp.close();
-      }
+        }),
+      );
+      assert.equal(got.status, 'received');
+      assert.equal(got.email.otp.code, '640219');
     });
   });
 
   describe('400', () => {
     it('answers a send without FromEmailAddress or with two contents with BadRequestException, storing nothing', async () => {
-      const sb = await ws.createSandbox();
-      const noFrom = await refusal(
+      const sb = await suite.ws.createSandbox();
+      const noFrom = await refused(
         send(client(sb), {
           Destination: { ToAddresses: ['ann@example.test'] },
           Content: simple('s', 't'),
@@ -226,7 +221,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
       assert.ok(noFrom instanceof BadRequestException, noFrom.name);
       assert.equal(noFrom.$metadata.httpStatusCode, 400);
       assert.match(noFrom.message, /FromEmailAddress is required/);
-      const both = await refusal(
+      const both = await refused(
         send(client(sb), {
           FromEmailAddress: 'app@example.test',
           Destination: { ToAddresses: ['ann@example.test'] },
@@ -234,31 +229,31 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
         }),
       );
       assert.ok(both instanceof BadRequestException, both.name);
-      assert.deepEqual(await listMessages(ws, sb.id), []);
+      assert.deepEqual(await listMessages(suite.ws, sb.id), []);
     });
   });
 
   describe('403', () => {
     it('answers a wrong secret and an unknown access key id alike, storing nothing', async () => {
-      const sb = await ws.createSandbox();
+      const sb = await suite.ws.createSandbox();
       const input: SendEmailCommandInput = {
         FromEmailAddress: 'app@example.test',
         Destination: { ToAddresses: ['ann@example.test'] },
         Content: simple('s', 't'),
       };
-      const wrongSecret = await refusal(send(client(sb, `${sb.smtpPassword}x`), input));
-      const unknownKey = await refusal(send(client(sb, sb.smtpPassword, randomUUID()), input));
+      const wrongSecret = await refused(send(client(sb, `${sb.smtpPassword}x`), input));
+      const unknownKey = await refused(send(client(sb, sb.smtpPassword, randomUUID()), input));
       for (const e of [wrongSecret, unknownKey]) {
         assert.equal(e.name, 'SignatureDoesNotMatch');
         assert.equal(e.$metadata.httpStatusCode, 403);
         assert.equal(e.$fault, 'client');
       }
       assert.equal(wrongSecret.message, unknownKey.message);
-      assert.deepEqual(await listMessages(ws, sb.id), []);
+      assert.deepEqual(await listMessages(suite.ws, sb.id), []);
     });
 
     it('refuses a send signed an hour off with InvalidSignatureException; the SDK corrects its clock from it', async () => {
-      const sb = await ws.createSandbox();
+      const sb = await suite.ws.createSandbox();
       const skewed = new SESv2Client({
         endpoint: sb.providerBaseUrls.ses,
         region: 'eu-west-1',
@@ -271,20 +266,20 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
         Destination: { ToAddresses: ['ann@example.test'] },
         Content: simple('late', 'signed late'),
       };
-      const late = await refusal(send(skewed, input));
+      const late = await refused(send(skewed, input));
       assert.equal(late.name, 'InvalidSignatureException');
       assert.equal(late.$metadata.httpStatusCode, 403);
-      assert.deepEqual(await listMessages(ws, sb.id), []);
+      assert.deepEqual(await listMessages(suite.ws, sb.id), []);
       // The SDK took the offset from the answer's Date header, as it does with SES: the next send is signed in time.
       await send(skewed, input);
       assert.deepEqual(
-        (await listMessages(ws, sb.id)).map((m) => m.subject),
+        (await listMessages(suite.ws, sb.id)).map((m) => m.subject),
         ['late'],
       );
     });
 
     it('refuses an unsigned request, a body changed after signing, and a scope for another service', async () => {
-      const sb = await ws.createSandbox();
+      const sb = await suite.ws.createSandbox();
       const url = new URL(`${sb.providerBaseUrls.ses}/v2/email/outbound-emails`);
       const body = JSON.stringify({
         FromEmailAddress: 'app@example.test',
@@ -323,7 +318,7 @@ describeEachStore('Amazon SES v2 SendEmail', (getStore) => {
       const other = await post((await signed('sqs')).headers, body);
       assert.deepEqual([other.status, other.type], [403, 'SignatureDoesNotMatch']);
       assert.match(other.body.message ?? '', /scoped to correct service: 'ses'/);
-      assert.deepEqual(await listMessages(ws, sb.id), []);
+      assert.deepEqual(await listMessages(suite.ws, sb.id), []);
       // The same signed request, unchanged, is taken: the refusals above were about what changed.
       const taken = await post(good.headers, body);
       assert.equal(taken.status, 200);
