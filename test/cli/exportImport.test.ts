@@ -44,7 +44,7 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
   /** DATA_DIR or DATABASE_URL: what every process of this suite runs on. */
   let storeEnv: Record<string, string>;
   let admin: pg.Client | undefined;
-  let schema: string | undefined;
+  let database: string | undefined;
   let server: ServerProcess | undefined;
   let source: Sandbox;
   /** Raw bytes per subject / per request path, as first captured. */
@@ -134,14 +134,15 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
     if (backend.name === 'pglite') {
       storeEnv = { DATA_DIR: tempDir() };
     } else {
-      // A schema of its own in the test database, named in the URL so every process works in it.
+      // A fresh database of its own (as test/helpers/twoServers.ts makes), dropped afterwards.
       const base = process.env.TEST_DATABASE_URL ?? assert.fail('TEST_DATABASE_URL is unset');
-      schema = `export_${randomBytes(6).toString('hex')}`;
-      admin = new pg.Client({ connectionString: base });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA "${schema}"`);
       const url = new URL(base);
-      url.searchParams.set('options', `-c search_path=${schema}`);
+      database = `${url.pathname.slice(1)}_export_${randomBytes(6).toString('hex')}`;
+      admin = new pg.Client({ connectionString: base, connectionTimeoutMillis: 5_000 });
+      admin.on('error', () => undefined);
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${database}"`);
+      url.pathname = `/${database}`;
       storeEnv = { DATABASE_URL: url.toString() };
     }
     await startServer();
@@ -198,7 +199,7 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
       if (server !== undefined) assert.equal(await server.stop('SIGTERM', 20_000), 0, server.stderr.slice(-2000));
     } finally {
       if (admin !== undefined) {
-        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+        await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
         await admin.end();
       }
       await cleanupProcesses();
