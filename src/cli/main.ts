@@ -126,7 +126,8 @@ async function exportCommand(args: string[]): Promise<void> {
     EXPORT_USAGE,
     0,
   );
-  if (values.out === undefined || values.out === '') throw new UsageError(`--out is required\n\n${EXPORT_USAGE}`);
+  if (values.out === undefined || values.out === '')
+    throw new UsageError(`--out is required\n\n${EXPORT_USAGE}`);
   if (values.workspace !== undefined && values.sandbox !== undefined) {
     throw new UsageError(`Give --workspace or --sandbox, not both\n\n${EXPORT_USAGE}`);
   }

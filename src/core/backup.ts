@@ -210,5 +210,3 @@ export function createBackupService(
     },
   };
 }
-
-export type BackupService = ReturnType<typeof createBackupService>;

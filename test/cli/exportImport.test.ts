@@ -9,7 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { generateApiKey } from '../../src/core/apiKeyFormat.ts';
 import { sandboxTransport } from '../helpers/mail.ts';
-import { cleanupProcesses, runCli, startServerProcess, tempDir, type ServerProcess } from '../helpers/process.ts';
+import {
+  cleanupProcesses,
+  runCli,
+  startServerProcess,
+  tempDir,
+  type ServerProcess,
+} from '../helpers/process.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 interface Sandbox {
@@ -28,7 +34,10 @@ interface Listed {
 }
 
 /** Every byte value once, and a lone continuation byte first: not UTF-8, so HAR's text cannot carry it. */
-const BINARY_BODY = Buffer.concat([Buffer.from([0x80, 0xff, 0x00]), Buffer.from(Array.from({ length: 256 }, (_, i) => i))]);
+const BINARY_BODY = Buffer.concat([
+  Buffer.from([0x80, 0xff, 0x00]),
+  Buffer.from(Array.from({ length: 256 }, (_, i) => i)),
+]);
 /** A hand-written message with 8-bit bytes (ISO-8859-1) in its body. */
 const EIGHT_BIT_MAIL = Buffer.concat([
   Buffer.from(
@@ -123,7 +132,10 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
     }
     for (const r of requests) {
       const raw = await bytes(`/sandboxes/${id}/requests/${r.id}/raw`);
-      assert.ok(raw.equals(rawRequests.get(r.path as string) as Buffer), `request ${r.method} ${r.path} differs`);
+      assert.ok(
+        raw.equals(rawRequests.get(r.path as string) as Buffer),
+        `request ${r.method} ${r.path} differs`,
+      );
     }
     const binary = requests.find((r) => r.path === '/upload') ?? assert.fail('no /upload request');
     const raw = await bytes(`/sandboxes/${id}/requests/${binary.id}/raw`);
@@ -191,12 +203,16 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
     }
     assert.deepEqual([...rawMail.keys()].sort(), ['Eight-bit body', 'Invoice attached']);
     assert.deepEqual([...rawRequests.keys()].sort(), ['/hooks/order', '/ping', '/upload']);
-    assert.ok((rawMail.get('Eight-bit body') as Buffer).includes(Buffer.from([0xe8])), 'the 8-bit byte was not kept');
+    assert.ok(
+      (rawMail.get('Eight-bit body') as Buffer).includes(Buffer.from([0xe8])),
+      'the 8-bit byte was not kept',
+    );
   });
 
   after(async () => {
     try {
-      if (server !== undefined) assert.equal(await server.stop('SIGTERM', 20_000), 0, server.stderr.slice(-2000));
+      if (server !== undefined)
+        assert.equal(await server.stop('SIGTERM', 20_000), 0, server.stderr.slice(-2000));
     } finally {
       if (admin !== undefined) {
         await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
@@ -207,17 +223,21 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
   });
 
   describe('refused', () => {
-    test('export of the embedded store while a server holds it fails with one line, exit 2', {
-      skip: backend.name === 'pglite' ? false : 'PostgreSQL has no lock: export runs beside a server',
-    }, async () => {
-      await ensureServer();
-      const out = join(tempDir(), 'locked');
-      const result = await runCli(['export', '--out', out], storeEnv, 60_000);
-      assert.equal(result.code, 2, result.stderr);
-      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
-      assert.match(result.stderr, /another sandtrap process/);
-      assert.ok(!existsSync(join(out, 'manifest.json')));
-    });
+    test(
+      'export of the embedded store while a server holds it fails with one line, exit 2',
+      {
+        skip: backend.name === 'pglite' ? false : 'PostgreSQL has no lock: export runs beside a server',
+      },
+      async () => {
+        await ensureServer();
+        const out = join(tempDir(), 'locked');
+        const result = await runCli(['export', '--out', out], storeEnv, 60_000);
+        assert.equal(result.code, 2, result.stderr);
+        assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+        assert.match(result.stderr, /another sandtrap process/);
+        assert.ok(!existsSync(join(out, 'manifest.json')));
+      },
+    );
   });
 
   describe('exported to a folder', () => {
@@ -239,7 +259,11 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
       const dir = join(folder, 'sandboxes', source.id);
       const emls = readdirSync(join(dir, 'mail')).map((f) => readFileSync(join(dir, 'mail', f)));
       assert.equal(emls.length, 2);
-      for (const raw of rawMail.values()) assert.ok(emls.some((e) => e.equals(raw)), 'an .eml differs from /raw');
+      for (const raw of rawMail.values())
+        assert.ok(
+          emls.some((e) => e.equals(raw)),
+          'an .eml differs from /raw',
+        );
 
       const har = JSON.parse(readFileSync(join(dir, 'requests.har'), 'utf8')) as Record<string, any>;
       assert.equal(har.log.version, '1.2');
@@ -285,20 +309,30 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
       await assertRoundTrip(target.id);
     });
 
-    test('on PostgreSQL, an import beside a running server wakes its waits', {
-      skip: backend.name === 'postgres' ? false : 'the embedded store admits one process: no server runs beside it',
-    }, async () => {
-      await ensureServer();
-      const created = await api('/sandboxes', { method: 'POST', body: JSON.stringify({ name: 'awaited' }) });
-      assert.equal(created.status, 201);
-      const target = (await created.json()) as Sandbox;
-      const wait = api(`/sandboxes/${target.id}/messages/wait?timeoutSeconds=60&subjectContains=Invoice`);
-      const imported = await cli(['import', archive, '--sandbox', target.id]);
-      assert.equal(imported.code, 0, imported.stderr);
-      const res = await wait;
-      assert.equal(res.status, 200, await res.clone().text());
-      assert.equal(((await res.json()) as Listed).subject, 'Invoice attached');
-    });
+    test(
+      'on PostgreSQL, an import beside a running server wakes its waits',
+      {
+        skip:
+          backend.name === 'postgres'
+            ? false
+            : 'the embedded store admits one process: no server runs beside it',
+      },
+      async () => {
+        await ensureServer();
+        const created = await api('/sandboxes', {
+          method: 'POST',
+          body: JSON.stringify({ name: 'awaited' }),
+        });
+        assert.equal(created.status, 201);
+        const target = (await created.json()) as Sandbox;
+        const wait = api(`/sandboxes/${target.id}/messages/wait?timeoutSeconds=60&subjectContains=Invoice`);
+        const imported = await cli(['import', archive, '--sandbox', target.id]);
+        assert.equal(imported.code, 0, imported.stderr);
+        const res = await wait;
+        assert.equal(res.status, 200, await res.clone().text());
+        assert.equal(((await res.json()) as Listed).subject, 'Invoice attached');
+      },
+    );
 
     test('a whole-workspace export holds every sandbox', async () => {
       const live = (await sandboxes()).length;
@@ -309,7 +343,10 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
       const imports = backend.name === 'postgres' ? 3 : 2;
       assert.equal(live, 2 + imports);
       const counts = `${2 * (1 + imports)} messages and ${3 * (1 + imports)} requests`;
-      assert.match(result.stdout, new RegExp(`Exported ${counts} from ${2 + imports} sandboxes of workspace default`));
+      assert.match(
+        result.stdout,
+        new RegExp(`Exported ${counts} from ${2 + imports} sandboxes of workspace default`),
+      );
     });
   });
 

@@ -52,7 +52,10 @@ async function selection(
     const account = await core.workspaces.findBySubdomainOrId(workspaceId);
     if (account === undefined) throw new BackupError(`No live sandbox "${options.sandbox}"`);
     const sandbox = await core.sandboxes.get(workspaceId, options.sandbox);
-    return { workspace: { id: account.orgId, name: account.name, subdomain: account.subdomain }, sandboxes: [sandbox] };
+    return {
+      workspace: { id: account.orgId, name: account.name, subdomain: account.subdomain },
+      sandboxes: [sandbox],
+    };
   }
   const account = await workspaceNamed(core, options.workspace);
   const sandboxes: Sandbox[] = [];
@@ -170,7 +173,8 @@ export async function runExport(core: Core, options: ExportOptions): Promise<str
   let manifest: Manifest;
   if (out.toLowerCase().endsWith('.tar')) {
     if (existsSync(out)) throw new BackupError(`${options.out} already exists; export to a new file`);
-    if (!existsSync(dirname(out))) throw new BackupError(`No folder ${dirname(options.out)} to write the .tar into`);
+    if (!existsSync(dirname(out)))
+      throw new BackupError(`No folder ${dirname(options.out)} to write the .tar into`);
     const staging = await mkdtemp(join(dirname(out), `.${basename(out)}-`));
     const partial = `${staging}.tar`;
     try {

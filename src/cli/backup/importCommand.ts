@@ -91,7 +91,12 @@ async function* harEntries(root: string, sandbox: ManifestSandbox): AsyncGenerat
 }
 
 /** An item's file: inside the sandbox's folder, present, and of the size recorded. */
-async function checkedFile(root: string, sandbox: ManifestSandbox, file: string, size: number): Promise<string> {
+async function checkedFile(
+  root: string,
+  sandbox: ManifestSandbox,
+  file: string,
+  size: number,
+): Promise<string> {
   const path = join(root, sandbox.path, normalize(file));
   const found = await stat(path).catch(() => undefined);
   if (found === undefined || !found.isFile()) throw new BackupError(`${sandbox.path}/${file} is missing`);
@@ -122,7 +127,9 @@ async function verify(root: string, manifest: Manifest): Promise<void> {
       const bodyFile = entry.request._sandtrapBodyFile;
       if (bodyFile !== undefined) await checkedFile(root, sandbox, bodyFile, entry.request.bodySize);
       else if (entry.request.bodySize !== 0) {
-        throw new BackupError(`${sandbox.path}/${HAR_FILE}: a request of ${entry.request.bodySize} bytes names no body file`);
+        throw new BackupError(
+          `${sandbox.path}/${HAR_FILE}: a request of ${entry.request.bodySize} bytes names no body file`,
+        );
       }
       requests++;
     }
@@ -169,7 +176,9 @@ async function importFrom(core: Core, root: string, shown: string, options: Impo
     for await (const entry of harEntries(root, sandbox)) {
       const bodyFile = entry.request._sandtrapBodyFile;
       const body =
-        bodyFile === undefined ? new Uint8Array(0) : await readFile(join(root, sandbox.path, normalize(bodyFile)));
+        bodyFile === undefined
+          ? new Uint8Array(0)
+          : await readFile(join(root, sandbox.path, normalize(bodyFile)));
       await core.backup.restoreRequest(into.id, restoredRequest(entry, body));
       requests++;
     }

@@ -300,7 +300,9 @@ export async function messagesForExport(
   limit: number,
   after: Cursor | undefined,
 ): Promise<
-  Array<Pick<MessageRow, 'id' | 'received_at' | 'envelope_from' | 'captured_for' | 'subject' | 'is_read' | 'raw'>>
+  Array<
+    Pick<MessageRow, 'id' | 'received_at' | 'envelope_from' | 'captured_for' | 'subject' | 'is_read' | 'raw'>
+  >
 > {
   let q = db
     .selectFrom('messages')
