@@ -109,7 +109,9 @@ function parseOptions<T extends Record<string, { type: 'string' }>>(
 ): { values: { [K in keyof T]?: string }; positionals: string[] } {
   try {
     const parsed = parseArgs({ args, options, allowPositionals: positionals > 0 });
-    if (parsed.positionals.length !== positionals) throw new Error('wrong number of arguments');
+    if (parsed.positionals.length !== positionals) {
+      throw new Error(positionals === 0 ? 'takes no arguments besides its options' : 'takes one PATH');
+    }
     return parsed as { values: { [K in keyof T]?: string }; positionals: string[] };
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n\n${usage}`);
