@@ -258,11 +258,12 @@ describeEachStore('dashboard files', (getStore) => {
       assert.equal(br.status, 200);
       assert.equal(br.headers['content-encoding'], 'br');
       assert.deepEqual(br.body, readFileSync(join(built, 'assets', 'app-3f9a1c2b.js.br')));
-      for (const headers of [
+      const refusals: Array<Record<string, string>> = [
         {},
         { 'accept-encoding': 'identity' },
         { 'accept-encoding': 'br;q=0, gzip;q=0' },
-      ]) {
+      ];
+      for (const headers of refusals) {
         const plain = await rawGet(base, '/assets/app-3f9a1c2b.js', headers);
         assert.equal(plain.status, 200, JSON.stringify(headers));
         assert.equal(plain.headers['content-encoding'], undefined, JSON.stringify(headers));
