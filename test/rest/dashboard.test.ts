@@ -270,6 +270,10 @@ describeEachStore('dashboard files', (getStore) => {
         assert.equal(plain.body.toString('utf8'), JS, JSON.stringify(headers));
         assertDashboardHeaders(plain.headers);
       }
+      const head = await fetch(`${base}/assets/app-3f9a1c2b.js`, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get('content-type'), 'text/javascript; charset=utf-8');
+      assertDashboardHeaders(head.headers);
     },
   );
 
