@@ -71,14 +71,17 @@ class LineBuilder {
   /** Characters of text in finished lines. */
   length = 0;
   private text = '';
+  /** Whether `text` is empty or ends in a space, kept aside: asking the growing string would flatten it each time. */
+  private spaceBefore = true;
   private emph: Array<[number, number]> = [];
 
   append(chunk: string, emphasised: boolean): void {
     let piece = chunk;
-    if (piece.startsWith(' ') && (this.text === '' || this.text.endsWith(' '))) piece = piece.slice(1);
+    if (piece.startsWith(' ') && this.spaceBefore) piece = piece.slice(1);
     if (piece === '') return;
     const start = this.text.length;
     this.text += piece;
+    this.spaceBefore = piece.endsWith(' ');
     if (!emphasised) return;
     const last = this.emph[this.emph.length - 1];
     if (last !== undefined && last[1] === start) last[1] = this.text.length;
@@ -96,6 +99,7 @@ class LineBuilder {
       this.length += text.length;
     }
     this.text = '';
+    this.spaceBefore = true;
     this.emph = [];
   }
 
