@@ -3,11 +3,11 @@
 
 # Stage 1: the dashboard. Every dependency is installed here for esbuild; --ignore-scripts keeps the `node`
 # devDependency from fetching a second Node 24 (126 MB) and defers the package's own postinstall, which needs
-# the sources copied below.
+# the sources copied below. The npm cache is a build cache mount: kept between builds, never in a layer.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 COPY scripts ./scripts
 COPY src ./src
 RUN node scripts/build-web.ts
@@ -18,7 +18,7 @@ RUN node scripts/build-web.ts
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY src ./src
 COPY scripts/pglite-template.ts ./scripts/
 RUN node scripts/pglite-template.ts && ls node_modules/.cache/sandtrap/pglite-*.tar

@@ -70,7 +70,7 @@ npm_dir=$(npm root -g)/npm
   say "FAIL: no npm at $npm_dir to put into the stand-in base"
   exit 1
 }
-standin_label="node-$("$node_bin" --version)-npm-$(node "$npm_dir/bin/npm-cli.js" --version)-r1"
+standin_label="node-$("$node_bin" --version)-npm-$(node "$npm_dir/bin/npm-cli.js" --version)-r2"
 
 have_label=$(podman image inspect --format '{{index .Labels "sandtrap.ci.standin"}}' "$BASE_TAG" 2>/dev/null || echo absent)
 if [ "$have_label" = "" ] || [ "$have_label" = "<no value>" ]; then
@@ -99,11 +99,19 @@ elif [ "$have_label" != "$standin_label" ]; then
   context=$(mktemp -d)
   cp "$node_bin" "$context/node"
   cp -a "$npm_dir" "$context/npm"
+  rm -f "$context/npm/npmrc" # this machine's built-in npm config; the official image has none
+  # The npm registry may be reached through this machine's TLS proxy: the stand-in trusts what the machine's
+  # npm trusts (its cafile), as a build on this machine would. The real Dockerfile is left as it is.
+  cafile=$(npm config get cafile 2>/dev/null || true)
+  if [ -f "$cafile" ]; then cp "$cafile" "$context/ca.crt"; else : >"$context/ca.crt"; fi
   cat >"$context/Containerfile" <<EOF
 FROM $MINBASE_TAG
 COPY node /usr/local/bin/node
 COPY npm /usr/local/lib/node_modules/npm
-RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
+COPY ca.crt /usr/local/share/sandtrap-ci/ca.crt
+RUN if [ -s /usr/local/share/sandtrap-ci/ca.crt ]; then \
+      echo cafile=/usr/local/share/sandtrap-ci/ca.crt >/usr/local/etc/npmrc; fi \
+ && ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \\
  && groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node \\
  && node --version && npm --version
@@ -126,7 +134,8 @@ podman build --pull=never --format docker --network=host -t "$IMAGE" -f Dockerfi
   exit 1
 }
 build_seconds=$(($(date +%s) - build_started))
-podman image prune --force >/dev/null 2>&1 || true
+# Earlier builds' untagged stages are the layer cache of the next build; only week-old ones go.
+podman image prune --force --filter until=168h >/dev/null 2>&1 || true
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 phase "image built in ${build_seconds} s: $IMAGE, $((size / 1000000)) MB ($size bytes)"
 
@@ -158,7 +167,7 @@ start_container() {
   podman run --detach --name "$NAME" --volume "$VOLUME:/data" \
     --publish "127.0.0.1:$port_api:8025" --publish "127.0.0.1:$port_smtp:2587" \
     --publish "127.0.0.1:$port_inbound:2525" --publish "127.0.0.1:$port_capture:8026" \
-    --env BOOTSTRAP_API_KEY="$key" "$IMAGE" >/dev/null
+    --health-interval disable --env BOOTSTRAP_API_KEY="$key" "$IMAGE" >/dev/null 2>>"$podman_log"
 }
 
 # podman runs a HEALTHCHECK on a systemd timer, and there is no systemd here: `podman healthcheck run` runs the
@@ -187,9 +196,12 @@ wait_healthy() {
   }
 }
 
-if ! start_container 2>"$CACHE/run.err"; then
-  cat "$CACHE/run.err"
-  skip "podman run failed: $(head -1 "$CACHE/run.err")"
+# podman's stderr goes to a log: without systemd it reports every healthcheck timer it cannot add or remove.
+podman_log="$CACHE/podman.log"
+: >"$podman_log"
+if ! start_container; then
+  tail -5 "$podman_log"
+  skip "podman run failed: $(grep -v systemd "$podman_log" | tail -1)"
 fi
 wait_healthy
 phase "container healthy: $(podman exec "$NAME" node /app/bin/healthcheck.js)"
@@ -218,14 +230,14 @@ dashboard_status=$(node -e 'fetch(process.argv[1]).then((r) => console.log(r.sta
 phase "mail and capture in and read back through REST; dashboard answered 200"
 
 # SIGTERM: the server shuts down gracefully and exits 0.
-podman stop --time 20 "$NAME" >/dev/null
+podman stop --time 20 "$NAME" >/dev/null 2>>"$podman_log"
 exit_code=$(podman inspect --format '{{.State.ExitCode}}' "$NAME")
 [ "$exit_code" = 0 ] || {
   podman logs "$NAME" 2>&1 | tail -20
   say "FAIL: the container exited $exit_code on stop"
   exit 1
 }
-podman rm "$NAME" >/dev/null
+podman rm "$NAME" >/dev/null 2>>"$podman_log"
 start_container
 wait_healthy
 node .ci/container-traffic.mjs verify "$state"
