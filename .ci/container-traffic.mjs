@@ -26,7 +26,8 @@ async function call(path, init = {}) {
     headers: { ...auth, ...init.headers },
     signal: AbortSignal.timeout(60_000),
   });
-  if (!response.ok) fail(`${init.method ?? 'GET'} ${path} answered ${response.status}: ${await response.text()}`);
+  if (!response.ok)
+    fail(`${init.method ?? 'GET'} ${path} answered ${response.status}: ${await response.text()}`);
   return response;
 }
 const json = async (path, init) => (await call(path, init)).json();
@@ -73,7 +74,8 @@ async function send() {
     `/sandboxes/${sandbox.id}/messages/wait?subjectContains=${encodeURIComponent(token)}&${wait}`,
   );
   const request = await json(`/sandboxes/${sandbox.id}/requests/wait?method=POST&pathContains=/hook&${wait}`);
-  if (message.subject !== subject) fail(`message subject ${JSON.stringify(message.subject)}, sent ${subject}`);
+  if (message.subject !== subject)
+    fail(`message subject ${JSON.stringify(message.subject)}, sent ${subject}`);
   const state = {
     sandboxId: sandbox.id,
     messageId: message.id,

@@ -34,5 +34,8 @@ try {
   done(1, `not ready: ${url} answered ${response.status}: ${detail}`);
 } catch (err) {
   const cause = err?.cause?.code ?? err?.cause?.message ?? err?.name ?? String(err);
-  done(1, `not ready: ${url} did not answer (${err?.name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS} ms` : cause})`);
+  done(
+    1,
+    `not ready: ${url} did not answer (${err?.name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS} ms` : cause})`,
+  );
 }
