@@ -151,7 +151,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-key=$(podman run --rm "$IMAGE" keys generate)
+# podman's stderr goes to a log: without systemd it reports every healthcheck timer it cannot add or remove.
+podman_log="$CACHE/podman.log"
+: >"$podman_log"
+key=$(podman run --rm "$IMAGE" keys generate 2>>"$podman_log")
 [[ "$key" =~ ^stk_ ]] || {
   say "FAIL: \`podman run IMAGE keys generate\` printed $key"
   exit 1
@@ -196,9 +199,6 @@ wait_healthy() {
   }
 }
 
-# podman's stderr goes to a log: without systemd it reports every healthcheck timer it cannot add or remove.
-podman_log="$CACHE/podman.log"
-: >"$podman_log"
 if ! start_container; then
   tail -5 "$podman_log"
   skip "podman run failed: $(grep -v systemd "$podman_log" | tail -1)"

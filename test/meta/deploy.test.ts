@@ -110,7 +110,7 @@ describe('compose.yaml', () => {
 
   it('points the replicas at the compose PostgreSQL and Redis, and the config loader accepts them', () => {
     const [[, replica]] = replicas as [[string, ComposeService]];
-    const env = { ...replica.environment, BOOTSTRAP_API_KEY: generateApiKey() };
+    const env: Record<string, string> = { ...replica.environment, BOOTSTRAP_API_KEY: generateApiKey() };
     const postgres = compose.services.postgres?.environment ?? {};
     const url = new URL(env.DATABASE_URL ?? '');
     assert.equal(url.hostname, 'postgres');
