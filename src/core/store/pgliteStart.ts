@@ -19,6 +19,7 @@ import { discardTemplate, ensureTemplate, templatePath } from './pgliteTemplate.
  * (maintenance.ts).
  */
 function startParams(): string[] {
+  // PGlite: defaultStartParams is a public static its type declarations leave out.
   const defaults = (PGlite as unknown as { defaultStartParams?: string[] }).defaultStartParams;
   if (defaults === undefined)
     throw new Error('PGlite.defaultStartParams is missing; check the PGlite version');
@@ -43,6 +44,7 @@ const byteaCodec = {
     [BYTEA_OID]: ((value: unknown): Uint8Array => {
       if (!(value instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
       return value;
+      // PGlite: serializers are typed to return text, but its protocol layer sends a Uint8Array as binary.
     }) as unknown as (value: unknown) => string,
   },
   parsers: {
