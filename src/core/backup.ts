@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import { AppError, notFound } from './errors.ts';
 import type { EventBus } from './events.ts';
+import type { CapturedRequest } from './http/capture.ts';
 import type { createMailIngest } from './mail/ingest.ts';
 import type { Cursor } from './pagination.ts';
 import { newItemId } from './random.ts';
@@ -40,19 +41,10 @@ export interface ExportedResponse {
   note: string | null;
 }
 
-export interface ExportedRequest {
+/** A recorded request: what the capture listener took in (target and body exactly as received), and more. */
+export interface ExportedRequest extends Omit<CapturedRequest, 'replyHeaders'> {
   id: string;
   receivedAt: Date;
-  method: string;
-  /** The request-target exactly as received. */
-  target: string;
-  httpVersion: string;
-  path: string;
-  query: string | null;
-  headers: Array<[string, string]>;
-  /** The body exactly as received. */
-  body: Uint8Array;
-  sourceIp: string | null;
   /** The status the reply had (with or without a recorded reply). */
   mockStatusCode: number;
   mockName: string | null;
