@@ -1086,6 +1086,8 @@ export interface components {
             sizeBytes: number;
         };
         MessageSummary: {
+            /** @description Additive. The W3C Trace Context `traceparent` header the message arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
+            traceparent: string | null;
             /** Format: uuid */
             id: string;
             /** @description The From header as written (display name included); the envelope sender when absent. */
@@ -1109,6 +1111,8 @@ export interface components {
             capturedFor: string[];
         };
         MessageDetail: {
+            /** @description Additive. The W3C Trace Context `traceparent` header the message arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
+            traceparent: string | null;
             /** Format: uuid */
             id: string;
             /** @description The From header as written (display name included); the envelope sender when absent. */
@@ -1160,6 +1164,8 @@ export interface components {
             kind: "verify" | "reset" | "magic_login" | "invite" | "unsubscribe" | "other";
         };
         RequestSummary: {
+            /** @description Additive. The W3C Trace Context `traceparent` header the request arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
+            traceparent: string | null;
             /** Format: uuid */
             id: string;
             /** @description Additive. True once a wait with `markRead` handed the request out, or PATCH marked it read. */
@@ -1182,6 +1188,8 @@ export interface components {
             sizeBytes: number;
         };
         RequestDetail: {
+            /** @description Additive. The W3C Trace Context `traceparent` header the request arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
+            traceparent: string | null;
             /** Format: uuid */
             id: string;
             /** @description Additive. True once a wait with `markRead` handed the request out, or PATCH marked it read. */
