@@ -184,10 +184,11 @@ function register(
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (args: unknown, ctx) => {
-      if (args instanceof RefusedArgs) return refusedArgsResult(tool.name, args);
       const token = ctx.mcpReq._meta?.progressToken;
-      return traceToolCall<Awaited<ReturnType<typeof runTool>>>(tool.name, ctx.mcpReq._meta, () =>
-        runTool(tool, args, backendFor(), {
+      type Result = ReturnType<typeof refusedArgsResult> | Awaited<ReturnType<typeof runTool>>;
+      return traceToolCall<Result>(tool.name, ctx.mcpReq._meta, async () => {
+        if (args instanceof RefusedArgs) return refusedArgsResult(tool.name, args);
+        return runTool(tool, args, backendFor(), {
           signal: ctx.mcpReq.signal,
           scope: scopeOf(ctx as HandlerContext, options),
           reportsProgress: token !== undefined,
@@ -198,8 +199,8 @@ function register(
               params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
             });
           },
-        }),
-      );
+        });
+      });
     },
   );
 }
