@@ -38,7 +38,10 @@ describeEachStore('tracing off by default', (getStore) => {
     assert.equal(await startTracing(server.core.config, pino({ level: 'silent' })), undefined);
     const ws = await server.workspace();
     const sb = await ws.createSandbox();
-    const res = await fetch(`http://127.0.0.1:${server.ports.capture}/${sb.id}/x`, { method: 'POST', body: 'a' });
+    const res = await fetch(`http://127.0.0.1:${server.ports.capture}/${sb.id}/x`, {
+      method: 'POST',
+      body: 'a',
+    });
     assert.equal(res.status, 200);
     const span = trace.getTracer('probe').startSpan('probe');
     assert.equal(span.isRecording(), false, 'the global tracer provider is the no-op one');
