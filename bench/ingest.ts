@@ -1,5 +1,5 @@
 // Ingest benchmarks (design section 9): SMTP ingest over STARTTLS + AUTH and over the plain inbound port,
-// HTTP capture with autocannon (on the embedded store, and on PostgreSQL with --pg), and cold start to
+// mail through a provider's HTTP API (SendGrid v3) beside it, HTTP capture with autocannon (on the embedded store, and on PostgreSQL with --pg), and cold start to
 // /healthz; peers (maildev, Mockoon CLI) on the same run with the same load generators. Everything listens and is driven on 127.0.0.1 only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,12 +38,12 @@ const HTTP_CONNECTIONS = 16;
 const PEER_START_MS = 120_000;
 
 /**
- * `--only smtp,http,cold` runs just those workloads (each with its peer); `--no-peers` leaves the peers out.
+ * `--only smtp,provider,http,cold` runs just those workloads (each with its peer); `--no-peers` leaves the peers out.
  * `--no-embedded` skips the embedded store. All are for working on one path; a full run reports every row.
  */
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const only = onlyArg === undefined ? undefined : new Set(onlyArg.split(','));
-const wants = (part: 'smtp' | 'http' | 'cold') => only === undefined || only.has(part);
+const wants = (part: 'smtp' | 'http' | 'provider' | 'cold') => only === undefined || only.has(part);
 const peers = !process.argv.includes('--no-peers');
 /** `--no-embedded` (with `--pg`): measure sandtrap on PostgreSQL only. */
 const embeddedStore = !process.argv.includes('--no-embedded');
@@ -251,17 +251,22 @@ interface HttpResult {
   dbCpuUs: number;
 }
 
-async function httpLoad(url: string, probe: Probe): Promise<HttpResult> {
-  const body = JSON.stringify({ event: 'bench', pad: 'x'.repeat(1024 - 30) }).slice(0, 1024);
+const CAPTURE_BODY = JSON.stringify({ event: 'bench', pad: 'x'.repeat(1024 - 30) }).slice(0, 1024);
+
+async function httpLoad(
+  url: string,
+  probe: Probe,
+  request: { body: string; headers?: Record<string, string>; connections?: number } = { body: CAPTURE_BODY },
+): Promise<HttpResult> {
   const load = (duration: number) =>
     autocannon({
       url,
       method: 'POST',
-      connections: HTTP_CONNECTIONS,
+      connections: request.connections ?? HTTP_CONNECTIONS,
       pipelining: 1,
       duration,
-      headers: { 'content-type': 'application/json' },
-      body,
+      headers: { 'content-type': 'application/json', ...request.headers },
+      body: request.body,
     });
   const sampler = peakSampler(probe.rss);
   const warmup = await load(HTTP_WARMUP_SECONDS);
@@ -447,6 +452,16 @@ async function measureSandtrap(store: Store, env: Record<string, string>) {
     });
     const probe = probeOf(server.child.pid, store === 'PostgreSQL');
     if (wants('smtp')) await measureSmtp(store, server, sandbox, inboundPort, probe);
+    if (wants('provider')) {
+      const result = await providerLoad(server, sandbox, probe);
+      rows.push({
+        workload: `provider-API ingest (${store}), SendGrid v3 /v3/mail/send, ${smtpSize} text, ${SMTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
+        target: '-',
+        measured: httpMeasured(result).replaceAll('req/s', 'msgs/s').replace('µs/req', 'µs/msg'),
+        met: result.non2xx === 0 && result.errors === 0 ? null : false,
+        ...result,
+      });
+    }
     if (wants('http')) {
       const http = await httpLoad(`http://127.0.0.1:${server.ports.capture}/${sandbox.id}/hook`, probe);
       const target = TARGETS.httpRate[store];
@@ -469,6 +484,31 @@ async function measureSandtrap(store: Store, env: Record<string, string>) {
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * Mail sent through a provider's HTTP API (issue 37): SendGrid's v3 JSON with a text body the size of the SMTP
+ * rows' messages, on as many connections as the SMTP rows, so the two read side by side in one run.
+ */
+function providerLoad(
+  server: BenchServer,
+  sandbox: { smtpPassword: string },
+  probe: Probe,
+): Promise<HttpResult> {
+  const text = 'The quick brown fox jumps over the lazy dog, again and again, for the benchmark.\r\n'.repeat(
+    Math.max(1, Math.floor((SMTP_BYTES - 400) / 82)),
+  );
+  const body = JSON.stringify({
+    personalizations: [{ to: [{ email: 'to@example.test' }] }],
+    from: { email: 'bench@sender.example' },
+    subject: 'bench',
+    content: [{ type: 'text/plain', value: text }],
+  });
+  return httpLoad(`${server.apiUrl}/providers/sendgrid/v3/mail/send`, probe, {
+    body,
+    headers: { authorization: `Bearer ${sandbox.smtpPassword}` },
+    connections: SMTP_CONNECTIONS,
+  });
 }
 
 async function measureSmtp(
@@ -516,8 +556,9 @@ async function measureSmtp(
   }
 }
 
-if (embeddedStore && (wants('smtp') || wants('http'))) await measureSandtrap('embedded', {});
-if (process.argv.includes('--pg') && (wants('smtp') || wants('http'))) {
+if (embeddedStore && (wants('smtp') || wants('http') || wants('provider')))
+  await measureSandtrap('embedded', {});
+if (process.argv.includes('--pg') && (wants('smtp') || wants('http') || wants('provider'))) {
   const fresh = await freshDatabase();
   try {
     await measureSandtrap('PostgreSQL', { DATABASE_URL: fresh.url });

@@ -1,13 +1,14 @@
 #!/usr/bin/env -S node --max-semi-space-size=4
-// Entry point of the `sandtrap` command; the TypeScript sources run directly on Node's type stripping (22.18+, 24).
-// This file stays plain JavaScript that parses on Node 18+: on a Node that cannot strip types it hands over to
+// Entry point of the `sandtrap` command. An installed package runs its compiled `lib/` (built at pack time: Node
+// does not strip types under node_modules); a checkout runs the TypeScript sources on Node's type stripping
+// (22.18+, 24). This file stays plain JavaScript that parses on Node 18+: on a Node that cannot strip types it hands over to
 // the Node 24 that `npm ci` installs next to the package (the `node` devDependency), or says in one line what
 // is needed instead of crashing with ERR_UNKNOWN_FILE_EXTENSION.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 // Set by the hand-over parent to its pid: marks the child (so a bundled Node that cannot strip types either
 // is reported instead of handing over again) and tells it whose death to follow.
@@ -18,6 +19,10 @@ const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const binFile = fileURLToPath(import.meta.url);
 const packageDir = dirname(dirname(binFile));
 const bundledPath = join(packageDir, 'node_modules', '.bin', 'node');
+// A packed package holds lib (compiled at pack time) and no src; a checkout runs src even while `npm pack` has
+// a lib beside it, so a stale lib never shadows the sources.
+const compiledMain = join(packageDir, 'lib', 'cli', 'main.js');
+const sourceMain = join(packageDir, 'src', 'cli', 'main.ts');
 
 function canStripTypes() {
   return Boolean(process.features && process.features.typescript);
@@ -106,7 +111,16 @@ function handOver(nodePath) {
   });
 }
 
-if (canStripTypes()) {
+/** Node 22.18+ runs the compiled package; older ones lack what its dependencies use. */
+function modernNode() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 18);
+}
+
+if (!existsSync(sourceMain) && existsSync(compiledMain) && modernNode()) {
+  module.enableCompileCache?.();
+  await import(pathToFileURL(compiledMain).href);
+} else if (canStripTypes()) {
   const handoverParent = process.env[HANDOVER_ENV];
   // Not for the server's own children: only this process was started by the hand-over parent.
   delete process.env[HANDOVER_ENV];

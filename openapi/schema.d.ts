@@ -789,7 +789,7 @@ export interface components {
         /**
          * @description Additive. Base URLs that make each provider's official SDK send into this sandbox instead of the
          *     provider (README "Mail sent through provider APIs"). The API key is the sandbox's `smtpPassword`
-         *     (Mailgun: user `api` with that password).
+         *     (Mailgun: user `api` with that password; SES: access key id `smtpUsername`, secret `smtpPassword`).
          *     Each send is captured as an ordinary Message; the provider's tags and metadata become
          *     `X-Sandtrap-Provider-*` headers.
          */
@@ -815,6 +815,13 @@ export interface components {
              * @example http://127.0.0.1:8025/providers/mailgun
              */
             mailgun: string;
+            /**
+             * @description Amazon SES v2 (`POST /v2/email/outbound-emails`: Simple, Raw and Template content); AWS SigV4 with
+             *     the `smtpUsername` as access key id and the `smtpPassword` as secret access key, any region. The
+             *     SDK's `endpoint` option or `AWS_ENDPOINT_URL_SESV2`.
+             * @example http://127.0.0.1:8025/providers/ses
+             */
+            ses: string;
         };
         /**
          * @description A mock rule as stored and returned. Rules are tried in list order; see `MockRuleInput` for

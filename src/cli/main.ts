@@ -1,12 +1,16 @@
-// The `sandtrap` command: serve, migrate, workspaces create, keys create, keys generate.
+// The `sandtrap` command: serve, migrate, workspaces create, keys create, keys generate, export, import.
 import { parseArgs } from 'node:util';
 import { generateApiKey } from '../core/apiKeyFormat.ts';
 import { ConfigError, loadConfig } from '../core/config.ts';
+import { isAppError } from '../core/errors.ts';
 import { createCore } from '../core/core.ts';
 import { StoreLockedError } from '../core/store/lockFile.ts';
 import { createLogger } from './logger.ts';
 import { McpUsageError, runMcp } from './mcpCommand.ts';
-import { ListenError, startServer, storeFor } from './server.ts';
+import { BackupError } from './backup/format.ts';
+import { runExport } from './backup/exportCommand.ts';
+import { runImport } from './backup/importCommand.ts';
+import { eventBusFor, ListenError, startServer, storeFor } from './server.ts';
 import { startTracing } from './tracing.ts';
 
 const USAGE = `Usage: sandtrap <command>
@@ -20,6 +24,11 @@ Commands:
   keys create [--workspace W] [--label L] [--expires-in-days N]
                                  create an API key (W: subdomain or id; optional with one workspace)
   keys generate                  print a fresh, valid key for BOOTSTRAP_API_KEY (stores nothing)
+  export --out PATH [--workspace W | --sandbox ID]
+                                 write a workspace's (or one sandbox's) mail as .eml files and requests as
+                                 HAR plus body files into a new folder, or into a .tar when PATH ends in .tar
+  import PATH (--sandbox ID | --new-sandbox NAME [--workspace W])
+                                 read an export (folder or .tar) back into a sandbox
 
 Configuration comes from environment variables; see README.md.`;
 
@@ -78,15 +87,85 @@ async function serve(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** Opens the store for a one-shot command; the embedded store refuses while a server holds its lock. */
-async function withCore<T>(fn: (core: ReturnType<typeof createCore>) => Promise<T>): Promise<T> {
+/**
+ * Opens the store for a one-shot command; the embedded store refuses while a server holds its lock. With
+ * `announce`, changes reach running servers' waits and streams (PostgreSQL's LISTEN/NOTIFY, as `serve` does).
+ */
+async function withCore<T>(
+  fn: (core: ReturnType<typeof createCore>) => Promise<T>,
+  options: { announce?: boolean } = {},
+): Promise<T> {
   const config = loadConfig(process.env);
   const store = await storeFor(config);
+  const bus = options.announce === true ? eventBusFor(config, createLogger(config.logLevel)) : undefined;
   try {
-    return await fn(createCore({ store, config }));
+    await bus?.start(() => {});
+    return await fn(createCore({ store, config, ...(bus === undefined ? {} : { bus }) }));
   } finally {
+    await bus?.close();
     await store.close();
   }
+}
+
+function parseOptions<T extends Record<string, { type: 'string' }>>(
+  args: string[],
+  options: T,
+  usage: string,
+  positionals: number,
+): { values: { [K in keyof T]?: string }; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: positionals > 0 });
+    if (parsed.positionals.length !== positionals) {
+      throw new Error(positionals === 0 ? 'takes no arguments besides its options' : 'takes one PATH');
+    }
+    return parsed as { values: { [K in keyof T]?: string }; positionals: string[] };
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n\n${usage}`);
+  }
+}
+
+const EXPORT_USAGE = 'Usage: sandtrap export --out PATH [--workspace W | --sandbox ID]';
+const IMPORT_USAGE = 'Usage: sandtrap import PATH (--sandbox ID | --new-sandbox NAME [--workspace W])';
+
+async function exportCommand(args: string[]): Promise<void> {
+  const { values } = parseOptions(
+    args,
+    { out: { type: 'string' }, workspace: { type: 'string' }, sandbox: { type: 'string' } },
+    EXPORT_USAGE,
+    0,
+  );
+  if (values.out === undefined || values.out === '')
+    throw new UsageError(`--out is required\n\n${EXPORT_USAGE}`);
+  if (values.workspace !== undefined && values.sandbox !== undefined) {
+    throw new UsageError(`Give --workspace or --sandbox, not both\n\n${EXPORT_USAGE}`);
+  }
+  const out = values.out;
+  const summary = await withCore((core) =>
+    runExport(core, { out, workspace: values.workspace, sandbox: values.sandbox }),
+  );
+  process.stdout.write(`${summary}\n`);
+}
+
+async function importCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parseOptions(
+    args,
+    { sandbox: { type: 'string' }, 'new-sandbox': { type: 'string' }, workspace: { type: 'string' } },
+    IMPORT_USAGE,
+    1,
+  );
+  const newSandbox = values['new-sandbox']?.trim();
+  if ((values.sandbox === undefined) === (newSandbox === undefined) || newSandbox === '') {
+    throw new UsageError(`Give --sandbox ID or --new-sandbox NAME\n\n${IMPORT_USAGE}`);
+  }
+  if (values.sandbox !== undefined && values.workspace !== undefined) {
+    throw new UsageError(`--workspace goes with --new-sandbox only\n\n${IMPORT_USAGE}`);
+  }
+  const from = positionals[0] as string;
+  const summary = await withCore(
+    (core) => runImport(core, { from, sandbox: values.sandbox, newSandbox, workspace: values.workspace }),
+    { announce: true },
+  );
+  process.stdout.write(`${summary}\n`);
 }
 
 async function keysCreate(args: string[]): Promise<void> {
@@ -155,6 +234,10 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       throw new UsageError('Usage: sandtrap keys create | keys generate');
+    case 'export':
+      return exportCommand(argv.slice(1));
+    case 'import':
+      return importCommand(argv.slice(1));
     case 'help':
     case '--help':
     case '-h':
@@ -171,10 +254,17 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     err instanceof ConfigError ||
     err instanceof StoreLockedError ||
     err instanceof ListenError ||
-    err instanceof McpUsageError
+    err instanceof McpUsageError ||
+    err instanceof BackupError
   ) {
     process.stderr.write(`sandtrap: ${err.message}\n`);
     process.exitCode = 2;
+    return;
+  }
+  if (isAppError(err)) {
+    // A refusal of core (a sandbox gone meanwhile, the store refusing writes) says what it is in one line.
+    process.stderr.write(`sandtrap: ${err.message}${err.reason === undefined ? '' : ` (${err.reason})`}\n`);
+    process.exitCode = 1;
     return;
   }
   process.stderr.write(`sandtrap: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -135,7 +135,7 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
 }
 
 /** Change events: in-process, plus LISTEN/NOTIFY across processes when the store is PostgreSQL. */
-function eventBusFor(config: Readonly<Config>, logger: Logger): EventBus {
+export function eventBusFor(config: Readonly<Config>, logger: Logger): EventBus {
   if (config.databaseUrl === undefined) return new EventBus();
   const onError = (err: unknown) =>
     logger.warn(

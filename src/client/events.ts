@@ -1,5 +1,6 @@
 // Live events of a running server as an async iterator of typed events: reads the SSE stream with fetch,
 // remembers the last event id, and (with `reconnect`) resumes from it after the connection drops.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { components } from '../../openapi/schema.d.ts';
 
 export type LiveEvent = components['schemas']['LiveEvent'];
@@ -33,46 +34,29 @@ export class EventStreamError extends Error {
   }
 }
 
-interface RawEvent {
-  id: string | undefined;
-  event: string;
-  data: string;
-}
+/** An `id:` (reported before the event of its block, and alone for an id-only block), or an event. */
+type Parsed = { lastEventId: string } | EventSourceMessage;
 
-/** SSE parsing (the WHATWG rules): fields per line, an event per blank line, `id:` alone moves the id. */
+/**
+ * The stream's ids and events in stream order, parsed by eventsource-parser (the WHATWG rules, a `\r\n` split
+ * across two chunks included). Collected per chunk and handed out in order rather than acted on in the callbacks,
+ * so `lastEventId` never runs ahead of the events the caller has been given.
+ */
 async function* parseSse(
   body: ReadableStream<Uint8Array>,
   onRetry: (ms: number) => void,
-): AsyncGenerator<RawEvent | { idOnly: string }> {
-  let buffer = '';
-  let event = '';
-  let data: string[] = [];
-  let id: string | undefined;
-  const text = body.pipeThrough(new TextDecoderStream());
-  for await (const chunk of text) {
-    buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
-      if (line === '') {
-        if (data.length > 0) yield { id, event: event === '' ? 'message' : event, data: data.join('\n') };
-        else if (id !== undefined) yield { idOnly: id };
-        event = '';
-        data = [];
-        id = undefined;
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      let value = colon < 0 ? '' : line.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'event') event = value;
-      else if (field === 'data') data.push(value);
-      else if (field === 'id' && !value.includes('\0')) id = value;
-      else if (field === 'retry' && /^\d+$/.test(value)) onRetry(Number(value));
-    }
+): AsyncGenerator<Parsed> {
+  let parsed: Parsed[] = [];
+  const parser = createParser({
+    onId: (lastEventId) => parsed.push({ lastEventId }),
+    onEvent: (event) => parsed.push(event),
+    onRetry,
+  });
+  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+    parser.feed(chunk);
+    const ready = parsed;
+    parsed = [];
+    yield* ready;
   }
 }
 
@@ -135,12 +119,15 @@ export class EventStream implements AsyncIterable<LiveEvent> {
           res.body as ReadableStream<Uint8Array>,
           (ms) => (this.retryMs = ms),
         )) {
-          if ('idOnly' in raw) {
-            this.lastEventId = raw.idOnly;
+          if ('lastEventId' in raw) {
+            this.lastEventId = raw.lastEventId;
             continue;
           }
-          if (raw.id !== undefined) this.lastEventId = raw.id;
-          const event = { id: raw.id ?? '', event: raw.event, data: JSON.parse(raw.data) } as LiveEvent;
+          const event = {
+            id: raw.id ?? '',
+            event: raw.event ?? 'message',
+            data: JSON.parse(raw.data),
+          } as LiveEvent;
           yield event;
           if (event.event === 'sandbox.deleted' && this.options.sandboxId !== undefined) return;
         }

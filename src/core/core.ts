@@ -1,5 +1,6 @@
 // The composition of core: one object built from the store, config and clock, handed to every adapter.
 import { createApiKeyService } from './apiKeys.ts';
+import { createBackupService } from './backup.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { EventBus } from './events.ts';
@@ -165,6 +166,8 @@ export function createCore({
     liveEvents,
     requests: createRequestService(db, clock, bus),
     oauth,
+    /** Export and import of a sandbox's streams (`sandtrap export`, `sandtrap import`). */
+    backup: createBackupService(db, clock, bus, ingestMail, writers.requests),
   };
 }
 

@@ -1,5 +1,7 @@
-// The dashboard's one way to call the REST API: JSON over fetch with the session cookie, typed from the OpenAPI schema.
-import type { components } from '../../openapi/schema.d.ts';
+// The dashboard's one way to call the REST API: an openapi-fetch client typed by the OpenAPI document's paths,
+// sending the session cookie, and turning every non-2xx answer into an ApiError.
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from '../../openapi/schema.d.ts';
 
 export type Schemas = components['schemas'];
 export type Sandbox = Schemas['Sandbox'];
@@ -28,38 +30,33 @@ export function onUnauthorized(listener: UnauthorizedListener): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
-/** Calls `/api/v1${path}`; resolves with the parsed JSON (undefined for 204), throws ApiError otherwise. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(`/api/v1${path}`, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-  } catch {
-    throw new ApiError(0, {
+/** Rejects every call that did not get a 2xx, so a view's `await` yields only a success body. */
+const problems: Middleware = {
+  onError({ error }) {
+    // A view that aborts its call (it moved on) sees the AbortError, not a network failure.
+    if (error instanceof DOMException && error.name === 'AbortError') return error;
+    return new ApiError(0, {
       title: 'Network error',
       detail: 'The sandtrap server could not be reached. Check that it is running, then try again.',
     });
-  }
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  const parsed = parseJson(text);
-  if (!response.ok) {
-    const problem: Problem =
-      parsed && typeof parsed === 'object'
-        ? (parsed as Problem)
-        : { status: response.status, title: response.statusText, detail: text.slice(0, 200) || null };
+  },
+  async onResponse({ response, schemaPath }) {
+    if (response.ok) return undefined;
+    const text = await response.text();
+    const parsed = parseJson(text);
+    const problem: Problem = isProblem(parsed)
+      ? parsed
+      : { status: response.status, title: response.statusText, detail: text.slice(0, 200) || null };
     // The session probe's own 401 is the normal signed-out answer, not an ended session.
-    if (response.status === 401 && path !== '/session')
+    if (response.status === 401 && schemaPath !== '/session')
       for (const listener of unauthorizedListeners) listener();
     throw new ApiError(response.status, problem);
-  }
-  return parsed as T;
+  },
+};
+
+/** The API answers errors with problem+json; anything else (a proxy's HTML page) gets a problem made up for it. */
+function isProblem(value: unknown): value is Problem {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseJson(text: string): unknown {
@@ -71,15 +68,20 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Builds `?a=1&b=2` from the defined, non-empty values. */
-export function query(params: Record<string, string | number | boolean | null | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    if (value === undefined || value === null || value === '') continue;
-    search.set(key, String(value));
-  }
-  const text = search.toString();
-  return text ? `?${text}` : '';
+/** Calls `/api/v1` paths, typed by path and method from openapi/schema.d.ts; throws ApiError for a non-2xx. */
+export const client = createClient<paths>({
+  baseUrl: '/api/v1',
+  credentials: 'same-origin',
+  headers: { Accept: 'application/json, application/problem+json' },
+});
+client.use(problems);
+
+/** The body of a call that answers with one: the client has already thrown for anything but a 2xx. */
+export async function ok<Data>(call: Promise<{ data?: Data }>): Promise<Data> {
+  const { data } = await call;
+  if (data === undefined)
+    throw new ApiError(0, { title: 'Empty answer', detail: 'The server sent no body.' });
+  return data;
 }
 
 /** What a person should read for a failed call: the problem's detail, else its title. */

@@ -1,22 +1,17 @@
 // The signed-in session: the server's cookie is the credential; this only holds what the server said about it.
-import { api } from './api.ts';
+import { client, ok, type Schemas } from './api.ts';
 
 /** The body of GET/POST /api/v1/session. */
-export interface SessionInfo {
-  workspaceId: string;
-  keyId: string;
-  keyLabel: string;
-  expiresAt: string;
-}
+export type SessionInfo = Schemas['Session'];
 
 export function fetchSession(): Promise<SessionInfo> {
-  return api<SessionInfo>('GET', '/session');
+  return ok(client.GET('/session'));
 }
 
 export function signIn(apiKey: string): Promise<SessionInfo> {
-  return api<SessionInfo>('POST', '/session', { apiKey });
+  return ok(client.POST('/session', { body: { apiKey } }));
 }
 
-export function signOut(): Promise<void> {
-  return api<void>('DELETE', '/session');
+export async function signOut(): Promise<void> {
+  await client.DELETE('/session');
 }

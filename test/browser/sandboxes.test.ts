@@ -47,6 +47,24 @@ describe('dashboard sandboxes and setup', () => {
     for (const snippet of ['nodemailer', 'Django', 'Rails', 'Spring', 'Laravel', 'curl']) {
       await page.getByText(snippet).first().waitFor();
     }
+    // Provider SDKs: each snippet carries this sandbox's base URL for that provider and its password as the key.
+    for (const [label, provider] of [
+      ['SendGrid', 'sendgrid'],
+      ['Postmark', 'postmark'],
+      ['Resend', 'resend'],
+      ['Mailgun', 'mailgun'],
+      ['Amazon SES', 'ses'],
+    ] as const) {
+      await page.getByRole('button', { name: label, exact: true }).click();
+      const code = (await page.locator('.snippets pre code').textContent()) ?? '';
+      const base = new URL(made.providerBaseUrls[provider]);
+      assert.ok(
+        code.includes(`${base.host}${base.pathname.replace(/\/$/, '')}`),
+        `${label} snippet names its base URL`,
+      );
+      assert.ok(code.includes(made.smtpPassword), `${label} snippet carries the key`);
+    }
+    await page.getByRole('button', { name: 'Amazon SES', exact: true }).click();
     await screenshot(page, 'setup');
     await axe(page, 'Setup tab');
     await page.getByRole('button', { name: 'Copy password', exact: true }).click();

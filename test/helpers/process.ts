@@ -177,6 +177,10 @@ export interface StartOptions {
   args?: string[];
   /** A command that runs node in its place, e.g. `['prlimit', '--nofile=2500:2500']` (it must exec node). */
   wrapper?: string[];
+  /** The `sandtrap` entry point to run (this checkout's bin/sandtrap.js by default), e.g. an installed package's. */
+  main?: string;
+  /** Working directory (the repository root by default). */
+  cwd?: string;
 }
 
 /** The environment a test server gets: a DATA_DIR, HOST 127.0.0.1 and four fresh ports. */
@@ -202,9 +206,9 @@ export async function startServerProcess(options: StartOptions = {}): Promise<Se
   const dataDir = options.dataDir ?? tempDir();
   const { env, ports } = await serverEnv(dataDir);
   const [wrapper, ...wrapperArgs] = options.wrapper ?? [];
-  const nodeArgs = [MAIN, ...(options.args ?? ['serve'])];
+  const nodeArgs = [options.main ?? MAIN, ...(options.args ?? ['serve'])];
   const child = spawn(wrapper ?? NODE_BIN, wrapper ? [...wrapperArgs, NODE_BIN, ...nodeArgs] : nodeArgs, {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: { ...baseEnv(), ...env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -57,6 +57,10 @@ const RETIRED: Record<string, string> = {
 const PUBLIC_UNDERSCORE = new Set([
   // MCP's own protocol field (request params `_meta`).
   '_meta',
+  // HAR 1.2 custom fields must start with an underscore (src/cli/backup: sandtrap's own, not a dependency's).
+  '_sandtrap',
+  '_sandtrapBodyFile',
+  '_sandtrapNoRecordedReply',
 ]);
 
 const sources = globSync('src/**/*.{ts,tsx}').sort();

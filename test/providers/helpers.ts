@@ -1,10 +1,13 @@
-// Shared by the provider-API suites: a test server per store, a sandbox, and its messages read back over REST
-// (with the raw source parsed again, for the attachments' content ids).
+// Shared by the provider-API suites: a test server per store, its messages read back over REST (with the raw
+// source parsed again, for the attachments' content ids) and over MCP, and the shape of a refused send.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { components } from '../../openapi/schema.d.ts';
 import { listMessages, messageDetail, rawOf } from '../helpers/mail.ts';
-import type { TestServerWorkspace } from '../helpers/server.ts';
+import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
+import type { Store } from '../../src/core/store/openStore.ts';
+import { connectHttp, ok } from '../mcp/client.ts';
 
 export type MessageDetail = components['schemas']['MessageDetail'];
 
@@ -69,3 +72,50 @@ export function assertFullSend(got: ReadBack, provider: string, logoName = 'logo
 
 export const TEXT = 'Your sign-in code is 493817. It expires in 10 minutes.';
 export const HTML = '<p>Your sign-in code is <b>493817</b>.</p><img src="cid:logo@app">';
+
+/** A test server on the suite's store for its tests, with one workspace; set before the first test runs. */
+export function serverPerSuite(getStore: () => Store): { server: TestServer; ws: TestServerWorkspace } {
+  const suite: { server?: TestServer; ws?: TestServerWorkspace } = {};
+  before(async () => {
+    suite.server = await startTestServer(getStore());
+    suite.ws = await suite.server.workspace();
+  });
+  after(() => suite.server?.close());
+  return {
+    get server() {
+      assert.ok(suite.server !== undefined, 'used before the suite started');
+      return suite.server;
+    },
+    get ws() {
+      assert.ok(suite.ws !== undefined, 'used before the suite started');
+      return suite.ws;
+    },
+  };
+}
+
+/** The error a send was refused with; a send that succeeds fails the test. */
+export async function refusal<E>(p: Promise<unknown>): Promise<E> {
+  return p.then(
+    () => assert.fail('the send was expected to be refused'),
+    (e: unknown) => e as E,
+  );
+}
+
+/** Starts an MCP `wait_for_email` on the sandbox, sends while it waits, and returns what the wait returned. */
+export async function waitForEmailWhile(
+  server: TestServer,
+  ws: TestServerWorkspace,
+  sandboxId: string,
+  send: () => Promise<unknown>,
+): Promise<{ status: string; email: { otp: { code: string } } }> {
+  const mcp = await connectHttp(server.apiUrl, ws.key);
+  try {
+    const waiting = ok(mcp, 'wait_for_email', { sandbox_id: sandboxId, timeout_seconds: 30 });
+    // When the send fails, closing the client ends the wait too: that rejection is not the test's failure.
+    waiting.catch(() => undefined);
+    await send();
+    return (await waiting) as { status: string; email: { otp: { code: string } } };
+  } finally {
+    await mcp.close();
+  }
+}

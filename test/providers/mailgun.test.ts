@@ -1,35 +1,23 @@
 // mailgun.js pointed at sandtrap by its `url` option: messages (multipart, with files) and messages.mime land as
 // Messages; a wrong key is the SDK's MailgunAPIError with status 401, a body Mailgun refuses its 400.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import FormData from 'form-data';
 import Mailgun from 'mailgun.js';
 import nodemailer from 'nodemailer';
 import { listMessages } from '../helpers/mail.ts';
-import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { assertFullSend, header, PNG, readBack, TEXT } from './helpers.ts';
+import { assertFullSend, header, PNG, readBack, refusal, serverPerSuite, TEXT } from './helpers.ts';
 
 const client = (url: string, key: string) => new Mailgun(FormData).client({ username: 'api', key, url });
 
-async function refusal(p: Promise<unknown>): Promise<{ status: number; details: string; type: string }> {
-  return p.then(
-    () => assert.fail('the send was expected to be refused'),
-    (e: unknown) => e as { status: number; details: string; type: string },
-  );
-}
+type MailgunError = { status: number; details: string; type: string };
 
 describeEachStore('Mailgun messages API', (getStore) => {
-  let server: TestServer;
-  let ws: TestServerWorkspace;
-  before(async () => {
-    server = await startTestServer(getStore());
-    ws = await server.workspace();
-  });
-  after(() => server.close());
+  const suite = serverPerSuite(getStore);
 
   it('captures a multipart send with cc, bcc, reply-to, an inline image, an attachment, headers and tags', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const sent = await client(sb.providerBaseUrls.mailgun, sb.smtpPassword).messages.create(
       'mg.example.test',
       {
@@ -55,7 +43,7 @@ describeEachStore('Mailgun messages API', (getStore) => {
     );
     assert.equal(sent.status, 200);
     assert.equal(sent.message, 'Queued. Thank you.');
-    const [got] = await readBack(ws, sb.id);
+    const [got] = await readBack(suite.ws, sb.id);
     assert.ok(got !== undefined);
     assert.equal(sent.id, `<${got.detail.id}@mg.example.test>`);
     assertFullSend(got, 'mailgun', 'logo@app');
@@ -66,7 +54,7 @@ describeEachStore('Mailgun messages API', (getStore) => {
   });
 
   it('captures messages.mime as sent, for the recipients given beside it', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const built = await nodemailer.createTransport({ streamTransport: true, buffer: true }).sendMail({
       from: 'app@example.test',
       to: 'ann@example.test',
@@ -81,7 +69,7 @@ describeEachStore('Mailgun messages API', (getStore) => {
       },
     );
     assert.equal(sent.status, 200);
-    const [got] = await readBack(ws, sb.id);
+    const [got] = await readBack(suite.ws, sb.id);
     assert.ok(got !== undefined);
     assert.equal(got.detail.subject, 'Built by the app');
     assert.equal(got.detail.otp?.code, '118822');
@@ -90,8 +78,8 @@ describeEachStore('Mailgun messages API', (getStore) => {
   });
 
   it('answers a wrong key with 401 and a send without from with 400 (MailgunAPIError), storing nothing', async () => {
-    const sb = await ws.createSandbox();
-    const wrong = await refusal(
+    const sb = await suite.ws.createSandbox();
+    const wrong = await refusal<MailgunError>(
       client(sb.providerBaseUrls.mailgun, `${sb.smtpPassword}x`).messages.create('mg.example.test', {
         from: 'app@example.test',
         to: 'ann@example.test',
@@ -101,7 +89,7 @@ describeEachStore('Mailgun messages API', (getStore) => {
     );
     assert.equal(wrong.type, 'MailgunAPIError');
     assert.equal(wrong.status, 401);
-    const noFrom = await refusal(
+    const noFrom = await refusal<MailgunError>(
       client(sb.providerBaseUrls.mailgun, sb.smtpPassword).messages.create('mg.example.test', {
         to: 'ann@example.test',
         subject: 's',
@@ -110,6 +98,6 @@ describeEachStore('Mailgun messages API', (getStore) => {
     );
     assert.equal(noFrom.status, 400);
     assert.match(noFrom.details, /'from' parameter is missing/);
-    assert.deepEqual(await listMessages(ws, sb.id), []);
+    assert.deepEqual(await listMessages(suite.ws, sb.id), []);
   });
 });

@@ -1,12 +1,11 @@
 // The postmark SDK pointed at sandtrap by requestHost: /email, /email/batch and /email/withTemplate land as
 // Messages; a wrong token is the SDK's InvalidAPIKeyError, a body Postmark refuses its InvalidEmailRequestError.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import * as postmark from 'postmark';
 import { listMessages } from '../helpers/mail.ts';
-import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { assertFullSend, header, HTML, PNG, readBack, TEXT } from './helpers.ts';
+import { assertFullSend, header, HTML, PNG, readBack, refusal, serverPerSuite, TEXT } from './helpers.ts';
 
 /** The SDK's documented options: requestHost without scheme, useHttps off for a plain-http listener. */
 function client(baseUrl: string, token: string): postmark.ServerClient {
@@ -17,24 +16,11 @@ function client(baseUrl: string, token: string): postmark.ServerClient {
   });
 }
 
-async function refusal(p: Promise<unknown>): Promise<postmark.Errors.PostmarkError> {
-  return p.then(
-    () => assert.fail('the send was expected to be refused'),
-    (e: unknown) => e as postmark.Errors.PostmarkError,
-  );
-}
-
 describeEachStore('Postmark email API', (getStore) => {
-  let server: TestServer;
-  let ws: TestServerWorkspace;
-  before(async () => {
-    server = await startTestServer(getStore());
-    ws = await server.workspace();
-  });
-  after(() => server.close());
+  const suite = serverPerSuite(getStore);
 
   it('captures /email with cc, bcc, reply-to, an inline image, an attachment, headers, tag and metadata', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const sent = await client(sb.providerBaseUrls.postmark, sb.smtpPassword).sendEmail({
       From: 'The App <app@example.test>',
       To: 'ann@example.test',
@@ -67,7 +53,7 @@ describeEachStore('Postmark email API', (getStore) => {
     assert.equal(sent.Message, 'OK');
     assert.equal(sent.To, 'ann@example.test');
     assert.ok(!Number.isNaN(Date.parse(sent.SubmittedAt)));
-    const [got] = await readBack(ws, sb.id);
+    const [got] = await readBack(suite.ws, sb.id);
     assert.ok(got !== undefined);
     assert.equal(sent.MessageID, got.detail.id);
     assertFullSend(got, 'postmark');
@@ -79,7 +65,7 @@ describeEachStore('Postmark email API', (getStore) => {
   });
 
   it('captures a batch, one entry per message, and a refused message in it gets its own error', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const results = await client(sb.providerBaseUrls.postmark, sb.smtpPassword).sendEmailBatch([
       { From: 'app@example.test', To: 'a@example.test', Subject: 'one', TextBody: 'first' },
       { From: 'app@example.test', To: 'b@example.test', Subject: 'two' },
@@ -90,12 +76,12 @@ describeEachStore('Postmark email API', (getStore) => {
       [0, 300, 0],
     );
     assert.match(results[1]?.Message ?? '', /TextBody or HtmlBody/);
-    const subjects = (await listMessages(ws, sb.id)).map((m) => m.subject).sort();
+    const subjects = (await listMessages(suite.ws, sb.id)).map((m) => m.subject).sort();
     assert.deepEqual(subjects, ['one', 'three']);
   });
 
   it('stores a template send with its model, whose code can be read', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const sent = await client(sb.providerBaseUrls.postmark, sb.smtpPassword).sendEmailWithTemplate({
       From: 'app@example.test',
       To: 'ann@example.test',
@@ -103,7 +89,7 @@ describeEachStore('Postmark email API', (getStore) => {
       TemplateModel: { name: 'Ann', code: '771204' },
     });
     assert.equal(sent.ErrorCode, 0);
-    const [got] = await readBack(ws, sb.id);
+    const [got] = await readBack(suite.ws, sb.id);
     assert.ok(got !== undefined);
     assert.deepEqual(header(got.detail, 'x-sandtrap-provider-template-alias'), ['sign-in']);
     assert.deepEqual(JSON.parse(header(got.detail, 'x-sandtrap-provider-template-model')[0] ?? ''), {
@@ -114,8 +100,8 @@ describeEachStore('Postmark email API', (getStore) => {
   });
 
   it('answers a wrong token with InvalidAPIKeyError (401) and a refused body with InvalidEmailRequestError (422)', async () => {
-    const sb = await ws.createSandbox();
-    const wrong = await refusal(
+    const sb = await suite.ws.createSandbox();
+    const wrong = await refusal<postmark.Errors.PostmarkError>(
       client(sb.providerBaseUrls.postmark, `${sb.smtpPassword}x`).sendEmail({
         From: 'app@example.test',
         To: 'ann@example.test',
@@ -126,7 +112,7 @@ describeEachStore('Postmark email API', (getStore) => {
     assert.ok(wrong instanceof postmark.Errors.InvalidAPIKeyError, wrong.constructor.name);
     assert.equal(wrong.statusCode, 401);
     assert.equal(wrong.code, 10);
-    const noRecipient = await refusal(
+    const noRecipient = await refusal<postmark.Errors.PostmarkError>(
       client(sb.providerBaseUrls.postmark, sb.smtpPassword).sendEmail({
         From: 'app@example.test',
         Subject: 's',
@@ -136,6 +122,6 @@ describeEachStore('Postmark email API', (getStore) => {
     assert.ok(noRecipient instanceof postmark.Errors.InvalidEmailRequestError, noRecipient.constructor.name);
     assert.equal(noRecipient.statusCode, 422);
     assert.match(noRecipient.message, /Zero recipients/);
-    assert.deepEqual(await listMessages(ws, sb.id), []);
+    assert.deepEqual(await listMessages(suite.ws, sb.id), []);
   });
 });

@@ -1,25 +1,26 @@
 // The resend SDK pointed at sandtrap by its baseUrl option: /emails and /emails/batch land as Messages, found
 // by REST and by the MCP wait_for_email; a wrong key is Resend's invalid_api_key, a refused body its 422.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { Resend } from 'resend';
 import { listMessages } from '../helpers/mail.ts';
-import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { connectHttp, ok } from '../mcp/client.ts';
-import { assertFullSend, header, HTML, PNG, readBack, TEXT } from './helpers.ts';
+import {
+  assertFullSend,
+  header,
+  HTML,
+  PNG,
+  readBack,
+  serverPerSuite,
+  TEXT,
+  waitForEmailWhile,
+} from './helpers.ts';
 
 describeEachStore('Resend emails API', (getStore) => {
-  let server: TestServer;
-  let ws: TestServerWorkspace;
-  before(async () => {
-    server = await startTestServer(getStore());
-    ws = await server.workspace();
-  });
-  after(() => server.close());
+  const suite = serverPerSuite(getStore);
 
   it('captures /emails with cc, bcc, reply-to, an inline image, an attachment, headers and tags', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const resend = new Resend(sb.smtpPassword, { baseUrl: sb.providerBaseUrls.resend });
     const { data, error } = await resend.emails.send({
       from: 'The App <app@example.test>',
@@ -38,7 +39,7 @@ describeEachStore('Resend emails API', (getStore) => {
       ],
     });
     assert.equal(error, null);
-    const [got] = await readBack(ws, sb.id);
+    const [got] = await readBack(suite.ws, sb.id);
     assert.ok(got !== undefined);
     assert.equal(data?.id, got.detail.id);
     assertFullSend(got, 'resend');
@@ -46,14 +47,14 @@ describeEachStore('Resend emails API', (getStore) => {
   });
 
   it('captures a batch and answers { data: [{ id }] } in order', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const resend = new Resend(sb.smtpPassword, { baseUrl: sb.providerBaseUrls.resend });
     const { data, error } = await resend.batch.send([
       { from: 'app@example.test', to: 'a@example.test', subject: 'one', text: 'first' },
       { from: 'app@example.test', to: 'b@example.test', subject: 'two', html: '<p>second</p>' },
     ]);
     assert.equal(error, null);
-    const listed = await listMessages(ws, sb.id);
+    const listed = await listMessages(suite.ws, sb.id);
     const idOf = (subject: string) => listed.find((m) => m.subject === subject)?.id;
     assert.deepEqual(
       data?.data.map((d) => d.id),
@@ -62,7 +63,7 @@ describeEachStore('Resend emails API', (getStore) => {
   });
 
   it('a strict batch with one invalid email stores none of them', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const resend = new Resend(sb.smtpPassword, { baseUrl: sb.providerBaseUrls.resend });
     const { data, error } = await resend.batch.send([
       { from: 'app@example.test', to: 'a@example.test', subject: 'one', text: 'first' },
@@ -71,15 +72,13 @@ describeEachStore('Resend emails API', (getStore) => {
     assert.equal(data, null);
     assert.equal(error?.name, 'validation_error');
     assert.equal(error?.statusCode, 422);
-    assert.deepEqual(await listMessages(ws, sb.id), []);
+    assert.deepEqual(await listMessages(suite.ws, sb.id), []);
   });
 
   it('wait_for_email over MCP returns a Resend send with its code', async () => {
-    const sb = await ws.createSandbox();
-    const mcp = await connectHttp(server.apiUrl, ws.key);
-    try {
-      const waiting = ok(mcp, 'wait_for_email', { sandbox_id: sb.id, timeout_seconds: 30 });
-      const resend = new Resend(sb.smtpPassword, { baseUrl: sb.providerBaseUrls.resend });
+    const sb = await suite.ws.createSandbox();
+    const resend = new Resend(sb.smtpPassword, { baseUrl: sb.providerBaseUrls.resend });
+    const got = await waitForEmailWhile(suite.server, suite.ws, sb.id, async () => {
       const { error } = await resend.emails.send({
         from: 'app@example.test',
         to: 'ann@example.test',
@@ -87,16 +86,13 @@ describeEachStore('Resend emails API', (getStore) => {
         text: 'Your verification code is 640219.',
       });
       assert.equal(error, null);
-      const got = await waiting;
-      assert.equal(got.status, 'received');
-      assert.equal(got.email.otp.code, '640219');
-    } finally {
-      await mcp.close();
-    }
+    });
+    assert.equal(got.status, 'received');
+    assert.equal(got.email.otp.code, '640219');
   });
 
   it('answers a wrong key with invalid_api_key, a missing one with missing_api_key, and stores nothing', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const mail = { from: 'app@example.test', to: 'ann@example.test', subject: 's', text: 't' };
     const wrong = await new Resend(`${sb.smtpPassword}x`, {
       baseUrl: sb.providerBaseUrls.resend,
@@ -117,6 +113,6 @@ describeEachStore('Resend emails API', (getStore) => {
     });
     assert.equal(noFrom.error?.statusCode, 422);
     assert.match(noFrom.error?.message ?? '', /Missing `from` field/);
-    assert.deepEqual(await listMessages(ws, sb.id), []);
+    assert.deepEqual(await listMessages(suite.ws, sb.id), []);
   });
 });

@@ -1,13 +1,12 @@
 // @sendgrid/mail pointed at sandtrap by the client's baseUrl: sends land as Messages of the sandbox whose
 // smtpPassword is the key; a wrong key or a body SendGrid refuses gets SendGrid's error and stores nothing.
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import { Client } from '@sendgrid/client';
 import { MailService } from '@sendgrid/mail';
 import { listMessages } from '../helpers/mail.ts';
-import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { assertFullSend, header, HTML, PNG, readBack, TEXT } from './helpers.ts';
+import { assertFullSend, header, HTML, PNG, readBack, serverPerSuite, TEXT } from './helpers.ts';
 
 function mailer(baseUrl: string, key: string) {
   const client = new Client();
@@ -20,17 +19,11 @@ function mailer(baseUrl: string, key: string) {
 }
 
 describeEachStore('SendGrid v3 mail send', (getStore) => {
-  let server: TestServer;
-  let ws: TestServerWorkspace;
-  before(async () => {
-    server = await startTestServer(getStore());
-    ws = await server.workspace();
-  });
-  after(() => server.close());
+  const suite = serverPerSuite(getStore);
 
   it('captures a send with cc, bcc, reply-to, an inline image, an attachment, headers and categories', async () => {
-    const sb = await ws.createSandbox();
-    assert.equal(sb.providerBaseUrls.sendgrid, `${server.apiUrl}/providers/sendgrid`);
+    const sb = await suite.ws.createSandbox();
+    assert.equal(sb.providerBaseUrls.sendgrid, `${suite.server.apiUrl}/providers/sendgrid`);
     const [response] = await mailer(sb.providerBaseUrls.sendgrid, `SG.${sb.smtpPassword}`).send({
       from: { email: 'app@example.test', name: 'The App' },
       to: 'ann@example.test',
@@ -59,7 +52,7 @@ describeEachStore('SendGrid v3 mail send', (getStore) => {
       customArgs: { userId: '42' },
     });
     assert.equal(response.statusCode, 202);
-    const [got] = await readBack(ws, sb.id);
+    const [got] = await readBack(suite.ws, sb.id);
     assert.ok(got !== undefined);
     assert.equal(response.headers['x-message-id'], got.detail.id, 'X-Message-Id is the stored Message id');
     assertFullSend(got, 'sendgrid');
@@ -70,7 +63,7 @@ describeEachStore('SendGrid v3 mail send', (getStore) => {
   });
 
   it('stores one Message per personalization, with its own subject and substitutions', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     await mailer(sb.providerBaseUrls.sendgrid, `SG.${sb.smtpPassword}`).send({
       from: 'app@example.test',
       subject: 'Hello {{name}}',
@@ -80,7 +73,9 @@ describeEachStore('SendGrid v3 mail send', (getStore) => {
         { to: [{ email: 'b@example.test' }], substitutions: { name: 'Bob' }, subject: 'Hey {{name}}' },
       ],
     } as never);
-    const got = (await readBack(ws, sb.id)).map((m) => [m.detail.subject, m.detail.textBody?.trim()]).sort();
+    const got = (await readBack(suite.ws, sb.id))
+      .map((m) => [m.detail.subject, m.detail.textBody?.trim()])
+      .sort();
     assert.deepEqual(got, [
       ['Hello Ann', 'Hi Ann, welcome.'],
       ['Hey Bob', 'Hi Bob, welcome.'],
@@ -88,7 +83,7 @@ describeEachStore('SendGrid v3 mail send', (getStore) => {
   });
 
   it('answers a wrong key with 401 in SendGrid’s shape (ResponseError) and stores nothing', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const send = mailer(sb.providerBaseUrls.sendgrid, `SG.${sb.smtpPassword}x`).send({
       from: 'app@example.test',
       to: 'ann@example.test',
@@ -102,11 +97,11 @@ describeEachStore('SendGrid v3 mail send', (getStore) => {
     assert.equal(err.code, 401);
     assert.equal(err.constructor.name, 'ResponseError');
     assert.match(err.response.body.errors[0]?.message ?? '', /authorization grant is invalid/);
-    assert.deepEqual(await listMessages(ws, sb.id), []);
+    assert.deepEqual(await listMessages(suite.ws, sb.id), []);
   });
 
   it('refuses what SendGrid refuses (no from, no content, bad JSON) with 400 and the field', async () => {
-    const sb = await ws.createSandbox();
+    const sb = await suite.ws.createSandbox();
     const post = (body: string) =>
       fetch(`${sb.providerBaseUrls.sendgrid}/v3/mail/send`, {
         method: 'POST',
@@ -134,6 +129,6 @@ describeEachStore('SendGrid v3 mail send', (getStore) => {
     const badJson = await post('{"from":');
     assert.equal(badJson.status, 400);
     assert.ok(Array.isArray(((await badJson.json()) as any).errors));
-    assert.deepEqual(await listMessages(ws, sb.id), []);
+    assert.deepEqual(await listMessages(suite.ws, sb.id), []);
   });
 });

@@ -131,7 +131,8 @@ describeEachStore('dashboard files', (getStore) => {
       ['/assets/app-3f9a1c2b.js', 'gzip, deflate, br', 'br'],
       ['/assets/app-3f9a1c2b.js', 'gzip', 'gzip'],
       ['/assets/app-3f9a1c2b.js', 'br;q=0, gzip;q=0.8', 'gzip'],
-      ['/assets/app-3f9a1c2b.js', '*', 'br'],
+      // `*` states no preference: taken as gzip, which every client that sends it can read.
+      ['/assets/app-3f9a1c2b.js', '*', 'gzip'],
       ['/assets/app-3f9a1c2b.js', 'identity', undefined],
       ['/assets/app-3f9a1c2b.js', '', undefined],
       ['/assets/app-77aa00ff.css', 'br, gzip', 'gzip'],
@@ -223,6 +224,72 @@ describeEachStore('dashboard files', (getStore) => {
         assert.ok(firstLoadGzip <= 100 * 1024, `first load ${firstLoadGzip} B gzip`);
       } finally {
         await api.close();
+      }
+    },
+  );
+
+  it(
+    "answers every dashboard route with index.html and the CSP, and /oauth/authorize stays the API's",
+    T,
+    async () => {
+      for (const path of ['/s', '/connections', '/oauth/consent/0b9c3c1e-6f1e-4d43-9a3c-1c1f0f7d2a11']) {
+        const res = await rawGet(base, path, { 'accept-encoding': 'br, gzip' });
+        assert.equal(res.status, 200, path);
+        assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', path);
+        assert.equal(res.headers['content-encoding'], undefined, `${path} has no precompressed copy`);
+        assert.equal(res.headers['cache-control'], 'no-cache', path);
+        assertDashboardHeaders(res.headers);
+        assert.equal(res.body.toString('utf8'), INDEX, path);
+      }
+      for (const path of ['/oauth/authorize', '/connections/x', '/assetsx', '/s-other']) {
+        const res = await fetch(`${base}${path}`);
+        assert.notEqual(res.headers.get('content-type'), 'text/html; charset=utf-8', path);
+        assert.equal(res.headers.get('content-security-policy'), null, path);
+        await res.body?.cancel();
+      }
+    },
+  );
+
+  it(
+    'sends the .br bytes as content-encoding br only when accepted, the file itself otherwise',
+    T,
+    async () => {
+      const br = await rawGet(base, '/assets/app-3f9a1c2b.js', { 'accept-encoding': 'br' });
+      assert.equal(br.status, 200);
+      assert.equal(br.headers['content-encoding'], 'br');
+      assert.deepEqual(br.body, readFileSync(join(built, 'assets', 'app-3f9a1c2b.js.br')));
+      const refusals: Array<Record<string, string>> = [
+        {},
+        { 'accept-encoding': 'identity' },
+        { 'accept-encoding': 'br;q=0, gzip;q=0' },
+      ];
+      for (const headers of refusals) {
+        const plain = await rawGet(base, '/assets/app-3f9a1c2b.js', headers);
+        assert.equal(plain.status, 200, JSON.stringify(headers));
+        assert.equal(plain.headers['content-encoding'], undefined, JSON.stringify(headers));
+        assert.equal(plain.body.toString('utf8'), JS, JSON.stringify(headers));
+        assertDashboardHeaders(plain.headers);
+      }
+      const head = await fetch(`${base}/assets/app-3f9a1c2b.js`, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get('content-type'), 'text/javascript; charset=utf-8');
+      assertDashboardHeaders(head.headers);
+    },
+  );
+
+  it(
+    'answers an unknown asset, or any deeper path under /assets, 404 problem+json with the CSP',
+    T,
+    async () => {
+      for (const path of [
+        '/assets/app-ffffffff.js',
+        '/assets/app-ffffffff.css?v=1',
+        '/assets/old/app-3f9a1c2b.js',
+      ]) {
+        const res = await fetch(`${base}${path}`, { headers: { 'accept-encoding': 'br, gzip' } });
+        const problem = await assertProblem(res, 404, 'not-found');
+        assert.match(problem.detail ?? '', /^No dashboard file .*Reload the page\.$/, path);
+        assertDashboardHeaders(res.headers);
       }
     },
   );

@@ -1,130 +1,150 @@
-// A forgiving, linear-time HTML tokenizer for mail bodies: text runs and tags with their attributes.
-// Mail HTML is often broken, so nothing here throws and every scan moves strictly forward.
+// Text runs and tags of a mail body, read by htmlparser2's tokenizer (the HTML spec's tokenization rules).
+// Only the token stream is ours: which elements hide their content, and attributes gathered into a map.
+import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
 
 export type HtmlToken =
   | { type: 'text'; text: string }
-  | { type: 'tag'; name: string; closing: boolean; selfClosing: boolean; attrs: string };
+  | {
+      type: 'tag';
+      name: string;
+      closing: boolean;
+      selfClosing: boolean;
+      /** Lower-cased names, the first of a repeated name wins; values as written (entities still encoded). */
+      attrs: ReadonlyMap<string, string>;
+    };
 
-/** Elements whose content is not visible text. */
-const RAW_TEXT = new Set(['script', 'style', 'title', 'textarea', 'noscript', 'xml']);
+/**
+ * Elements whose content is not visible text. The tokenizer already reads script, style, title and textarea as
+ * raw text; noscript and xml are tokenized as markup, so their tokens are dropped up to the matching end tag.
+ */
+const HIDDEN = new Set(['script', 'style', 'title', 'textarea', 'noscript', 'xml']);
 
-function isNameChar(c: string): boolean {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c === '-' || c === ':';
-}
+/** Input fed to the tokenizer per step, so a caller that stops early (a preview) does not pay for the rest. */
+const CHUNK = 16_384;
 
-function isSpace(c: string | undefined): boolean {
-  return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
-}
+/**
+ * A quoted attribute value that never closes swallows the rest of the input (as in a browser); mail templates do
+ * leave such quotes, so the tag is cut at the first '>' after the quote and reading goes on from there. Each cut
+ * re-reads the remaining input, so only this many are made.
+ */
+const MAX_QUOTE_CUTS = 4;
 
+const NO_ATTRS: ReadonlyMap<string, string> = new Map();
+
+/**
+ * The tokens of `html` in order: raw text (entities still encoded; adjacent runs joined, so a reference is never
+ * split) and tags. Comments, CDATA, doctypes and processing instructions yield nothing, nor does a tag cut off
+ * by the end of the input. Never throws.
+ */
 export function* htmlTokens(html: string): Generator<HtmlToken> {
-  let i = 0;
-  // Once an unbalanced quote sent a scan to the end, later tags are cut at the next '>' instead, so a
-  // body full of stray quotes cannot make every tag rescan the rest of the input.
-  let quotesBroken = false;
-  while (i < html.length) {
-    const lt = html.indexOf('<', i);
-    if (lt === -1) {
-      yield { type: 'text', text: html.slice(i) };
-      return;
-    }
-    if (lt > i) yield { type: 'text', text: html.slice(i, lt) };
-    if (html.startsWith('<!--', lt)) {
-      const end = html.indexOf('-->', lt + 4);
-      i = end === -1 ? html.length : end + 3;
-      continue;
-    }
-    const next = html[lt + 1] ?? '';
-    if (next === '!' || next === '?') {
-      const end = html.indexOf('>', lt);
-      i = end === -1 ? html.length : end + 1;
-      continue;
-    }
-    const closing = next === '/';
-    let j = closing ? lt + 2 : lt + 1;
-    const nameStart = j;
-    while (j < html.length && isNameChar(html[j] as string)) j++;
-    if (j === nameStart) {
-      // A bare '<' (as in "a < b") is text.
-      yield { type: 'text', text: '<' };
-      i = lt + 1;
-      continue;
-    }
-    const name = html.slice(nameStart, j).toLowerCase();
-    const end = quotesBroken ? html.indexOf('>', j) : tagEnd(html, j);
-    let close = end;
-    if (end === -1) {
-      quotesBroken = true;
-      close = html.indexOf('>', j);
-      if (close === -1) return;
-    }
-    const inner = html.slice(j, close);
-    const selfClosing = inner.endsWith('/');
-    yield { type: 'tag', name, closing, selfClosing, attrs: selfClosing ? inner.slice(0, -1) : inner };
-    i = close + 1;
-    if (!closing && !selfClosing && RAW_TEXT.has(name)) i = rawTextEnd(html, i, name);
-  }
-}
+  const ready: HtmlToken[] = [];
+  /** Where the running tokenizer's input starts in `html`: its indices are relative to it. */
+  let base = 0;
+  let textStart = -1;
+  let textEnd = -1;
+  let hiddenBy = '';
+  let inTag = false;
+  let tagName = '';
+  let attrs = new Map<string, string>();
+  let attrName = '';
+  let attrValue = '';
+  /** Where the value of the attribute being read starts, while its end is not reached; -1 otherwise. */
+  let valueStart = -1;
 
-/** Index of the '>' closing a tag, skipping quoted attribute values; -1 when a quote never closes. */
-function tagEnd(html: string, from: number): number {
-  let quote = '';
-  for (let k = from; k < html.length; k++) {
-    const c = html[k] as string;
-    if (quote !== '') {
-      if (c === quote) quote = '';
-    } else if (c === '"' || c === "'") {
-      // Quotes only open a value right after '='; elsewhere they are junk some templates leave behind.
-      let p = k - 1;
-      while (p >= from && isSpace(html[p])) p--;
-      if (html[p] === '=') quote = c;
-    } else if (c === '>') {
-      return k;
+  const flushText = (): void => {
+    if (textStart === -1) return;
+    if (hiddenBy === '') ready.push({ type: 'text', text: html.slice(textStart, textEnd) });
+    textStart = -1;
+  };
+  const openTag = (selfClosing: boolean): void => {
+    inTag = false;
+    const name = tagName;
+    if (hiddenBy === '') {
+      ready.push({
+        type: 'tag',
+        name,
+        closing: false,
+        selfClosing,
+        attrs: attrs.size === 0 ? NO_ATTRS : attrs,
+      });
+      if (!selfClosing && HIDDEN.has(name)) hiddenBy = name;
     }
-  }
-  return -1;
-}
-
-/** Skips to just after `</name>`; the content of script/style never becomes text. */
-function rawTextEnd(html: string, from: number, name: string): number {
-  const closer = new RegExp(`</${name}[\\s>]`, 'gi');
-  closer.lastIndex = from;
-  const m = closer.exec(html);
-  if (m === null) return html.length;
-  const gt = html.indexOf('>', m.index);
-  return gt === -1 ? html.length : gt + 1;
-}
-
-/** Attributes of one tag, lower-cased names, values as written (entities still encoded). */
-export function parseAttributes(attrs: string): Map<string, string> {
-  const out = new Map<string, string>();
-  let i = 0;
-  const n = attrs.length;
-  while (i < n) {
-    while (i < n && (isSpace(attrs[i]) || attrs[i] === '/')) i++;
-    const start = i;
-    while (i < n && !isSpace(attrs[i]) && attrs[i] !== '=' && attrs[i] !== '/') i++;
-    if (i === start) {
-      i++;
-      continue;
-    }
-    const name = attrs.slice(start, i).toLowerCase();
-    while (i < n && isSpace(attrs[i])) i++;
-    let value = '';
-    if (attrs[i] === '=') {
-      i++;
-      while (i < n && isSpace(attrs[i])) i++;
-      const q = attrs[i];
-      if (q === '"' || q === "'") {
-        const end = attrs.indexOf(q, i + 1);
-        value = attrs.slice(i + 1, end === -1 ? n : end);
-        i = end === -1 ? n : end + 1;
-      } else {
-        const vStart = i;
-        while (i < n && !isSpace(attrs[i])) i++;
-        value = attrs.slice(vStart, i);
+    attrs = new Map();
+  };
+  const callbacks: TokenizerCallbacks = {
+    ontext(start, end) {
+      if (textStart !== -1 && textEnd === base + start) {
+        textEnd = base + end;
+        return;
       }
+      flushText();
+      textStart = base + start;
+      textEnd = base + end;
+    },
+    onopentagname(start, end) {
+      flushText();
+      inTag = true;
+      tagName = html.slice(base + start, base + end).toLowerCase();
+      attrs = new Map();
+    },
+    onattribname(start, end) {
+      attrName = html.slice(base + start, base + end).toLowerCase();
+      attrValue = '';
+      valueStart = -1;
+    },
+    onattribdata(start, end) {
+      if (valueStart === -1) valueStart = base + start;
+      attrValue += html.slice(base + start, base + end);
+    },
+    onattribend() {
+      valueStart = -1;
+      if (!attrs.has(attrName)) attrs.set(attrName, attrValue);
+    },
+    onopentagend() {
+      openTag(false);
+    },
+    onselfclosingtag() {
+      openTag(true);
+    },
+    onclosetag(start, end) {
+      flushText();
+      const name = html.slice(base + start, base + end).toLowerCase();
+      if (hiddenBy !== '' && name !== hiddenBy) return;
+      hiddenBy = '';
+      ready.push({ type: 'tag', name, closing: true, selfClosing: false, attrs: NO_ATTRS });
+    },
+    oncomment: flushText,
+    oncdata: flushText,
+    ondeclaration: flushText,
+    onprocessinginstruction: flushText,
+    // Entities are left encoded (decodeEntities: false); callers decode text and attributes by their own rules.
+    onattribentity() {},
+    ontextentity() {},
+    onend: flushText,
+  };
+
+  /** After the input ended inside a quoted value: the tag cut at the next '>', and where reading resumes (or -1). */
+  const cutAtQuote = (): number => {
+    if (!inTag || valueStart === -1) return -1;
+    const gt = html.indexOf('>', valueStart);
+    if (gt === -1) return -1;
+    if (!attrs.has(attrName)) attrs.set(attrName, html.slice(valueStart, gt));
+    valueStart = -1;
+    openTag(false);
+    return gt + 1;
+  };
+
+  for (let cuts = 0; ; cuts++) {
+    const tokenizer = new Tokenizer({ xmlMode: false, decodeEntities: false }, callbacks);
+    for (let at = base; at < html.length; at += CHUNK) {
+      tokenizer.write(html.slice(at, at + CHUNK));
+      // The last text run may go on in the next chunk; it is held back until something else follows it.
+      yield* ready.splice(0);
     }
-    if (!out.has(name)) out.set(name, value);
+    tokenizer.end();
+    const resume = cuts < MAX_QUOTE_CUTS ? cutAtQuote() : -1;
+    yield* ready.splice(0);
+    if (resume === -1) return;
+    base = resume;
   }
-  return out;
 }

@@ -1,7 +1,7 @@
 // Lists the links of an email: anchors and image-map areas of the HTML part, and bare URLs of the
 // text part, de-duplicated, each with its anchor text and kind. Links are never fetched.
 import { decodeAttribute, decodeEntities } from './entities.ts';
-import { htmlTokens, parseAttributes } from './htmlTokens.ts';
+import { htmlTokens } from './htmlTokens.ts';
 import { linkKind, type LinkKind } from './linkKind.ts';
 import { htmlToPlainText } from './lines.ts';
 
@@ -168,7 +168,7 @@ function htmlLinks(html: string, list: LinkList): void {
     if (token.name === 'a') {
       finish();
       if (token.closing) continue;
-      const attrs = parseAttributes(token.attrs);
+      const { attrs } = token;
       const href = attrs.get('href');
       open = {
         url: href === undefined ? null : usableUrl(href),
@@ -179,7 +179,7 @@ function htmlLinks(html: string, list: LinkList): void {
       };
       if (token.selfClosing) finish();
     } else if (token.name === 'area' && !token.closing) {
-      const attrs = parseAttributes(token.attrs);
+      const { attrs } = token;
       const href = attrs.get('href');
       const url = href === undefined ? null : usableUrl(href);
       if (url !== null) {
@@ -190,7 +190,7 @@ function htmlLinks(html: string, list: LinkList): void {
         });
       }
     } else if (token.name === 'img' && open !== null && !token.closing) {
-      const attrs = parseAttributes(token.attrs);
+      const { attrs } = token;
       open.image = true;
       if (open.fallback === '') open.fallback = attrs.get('alt') ?? attrs.get('title') ?? '';
     } else if (token.name === 'br' && open !== null) {

@@ -59,6 +59,8 @@ export function createMailIngest(clock: Clock, bus: EventBus, writer: MessageWri
     raw: Uint8Array;
     envelopeFrom: string | null;
     deliveries: MailDelivery[];
+    /** When it was first received, for mail restored from an export; now otherwise. */
+    receivedAt?: Date;
   }): Promise<IngestedMail> {
     // Messages parsed at the same time are committed together: parsing takes several turns of the event loop.
     const arrival = writer.announce();
@@ -70,7 +72,7 @@ export function createMailIngest(clock: Clock, bus: EventBus, writer: MessageWri
       arrival.withdraw();
       throw err;
     }
-    const rows = rowsFor({ ...input, raw, parsed, receivedAt: clock.now() });
+    const rows = rowsFor({ ...input, raw, parsed, receivedAt: input.receivedAt ?? clock.now() });
     let stored: Set<string>;
     try {
       stored = await arrival.submit(rows);

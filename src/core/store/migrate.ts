@@ -2,6 +2,8 @@
 import { sql, type Kysely } from 'kysely';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
 import * as m001 from './migrations/001_initial.ts';
 import * as m002 from './migrations/002_messages.ts';
@@ -97,8 +99,11 @@ async function migrate(
   }
 }
 
+/** This module's own extension: `.ts` from the sources, `.js` from the package's compiled `lib/`. */
+const EXT = extname(fileURLToPath(import.meta.url));
+
 /** Modules the migrations import: what they build depends on these too. */
-const MIGRATION_INPUTS = [new URL('./searchIndexes.ts', import.meta.url)];
+const MIGRATION_INPUTS = [new URL(`./searchIndexes${EXT}`, import.meta.url)];
 
 /**
  * Changes whenever a migration file (or a module they import) is added or edited, so that a schema built from

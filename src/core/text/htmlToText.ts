@@ -1,7 +1,7 @@
 // The visible text of an HTML body, one block per line, with the spans the sender emphasised: the one
 // HTML-to-text used for message previews and for extraction (OTP codes, links, text), so both read the same text.
 import { decodeEntities } from '../extract/entities.ts';
-import { htmlTokens, parseAttributes } from '../extract/htmlTokens.ts';
+import { htmlTokens } from '../extract/htmlTokens.ts';
 
 export interface TextLine {
   text: string;
@@ -58,13 +58,11 @@ export function styleEmphasis(style: string): boolean {
   }
 }
 
-function elementEmphasis(name: string, attrs: string): boolean {
+function elementEmphasis(name: string, attrs: ReadonlyMap<string, string>): boolean {
   if (EMPHASIS_TAGS.has(name)) return true;
-  if (!attrs.includes('=')) return false;
-  const parsed = parseAttributes(attrs);
-  const style = parsed.get('style');
+  const style = attrs.get('style');
   if (style !== undefined && styleEmphasis(style)) return true;
-  const size = name === 'font' ? Number.parseInt(parsed.get('size') ?? '', 10) : NaN;
+  const size = name === 'font' ? Number.parseInt(attrs.get('size') ?? '', 10) : NaN;
   return size >= 5;
 }
 
@@ -73,14 +71,17 @@ class LineBuilder {
   /** Characters of text in finished lines. */
   length = 0;
   private text = '';
+  /** Whether `text` is empty or ends in a space, kept aside: asking the growing string would flatten it each time. */
+  private spaceBefore = true;
   private emph: Array<[number, number]> = [];
 
   append(chunk: string, emphasised: boolean): void {
     let piece = chunk;
-    if (piece.startsWith(' ') && (this.text === '' || this.text.endsWith(' '))) piece = piece.slice(1);
+    if (piece.startsWith(' ') && this.spaceBefore) piece = piece.slice(1);
     if (piece === '') return;
     const start = this.text.length;
     this.text += piece;
+    this.spaceBefore = piece.endsWith(' ');
     if (!emphasised) return;
     const last = this.emph[this.emph.length - 1];
     if (last !== undefined && last[1] === start) last[1] = this.text.length;
@@ -98,6 +99,7 @@ class LineBuilder {
       this.length += text.length;
     }
     this.text = '';
+    this.spaceBefore = true;
     this.emph = [];
   }
 

@@ -4,7 +4,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
 import { isAppError } from '../../core/errors.ts';
 import { logFailure } from '../../core/failureLog.ts';
-import type { ProviderMail, ProviderName } from '../../core/mail/providers/providerMail.ts';
+import {
+  isValidAddress,
+  parseAddressList,
+  type ProviderAddress,
+  type ProviderAttachment,
+  type ProviderMail,
+  type ProviderName,
+} from '../../core/mail/providers/providerMail.ts';
 import type {
   ProviderCredential,
   ProviderRefusal,
@@ -20,7 +27,64 @@ export type ProviderError =
   | { reason: 'bad_body'; message: string }
   | { reason: 'unavailable' };
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string; field?: string };
+/** A refused part of a request: the message the provider's error carries, and the field when it names one. */
+export type Fail = { ok: false; message: string; field?: string };
+export type Parsed<T> = { ok: true; value: T } | Fail;
+
+export const fail = (message: string, field?: string): Fail => ({
+  ok: false,
+  message,
+  ...(field === undefined ? {} : { field }),
+});
+export const isFail = (v: unknown): v is Fail => isRecord(v) && v.ok === false;
+
+/** A string field that is set: undefined when absent, empty or not a string. */
+export const nonEmpty = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : undefined;
+
+/**
+ * Addresses as the providers take them: strings that may each hold several (`Ann <a@x.test>, b@x.test`), all
+ * checked; `refusal` words the provider's message for the first bad one.
+ */
+export function checkedAddresses(
+  items: readonly string[],
+  refusal: (bad: string) => string,
+): ProviderAddress[] | Fail {
+  const parsed = parseAddressList(items);
+  const bad = parsed.find((a) => !isValidAddress(a.address));
+  return bad === undefined ? parsed : fail(refusal(bad.address));
+}
+
+/** An attachment from the provider's fields, each optional one left out when it is not set. */
+export function attachmentOf(
+  filename: string,
+  content: Buffer,
+  options: {
+    contentType?: unknown;
+    contentId?: string | undefined;
+    disposition?: 'attachment' | 'inline' | undefined;
+  },
+): ProviderAttachment {
+  const type = nonEmpty(options.contentType);
+  return {
+    filename,
+    content,
+    ...(type === undefined ? {} : { contentType: type }),
+    ...(options.contentId === undefined ? {} : { contentId: options.contentId }),
+    ...(options.disposition === undefined ? {} : { disposition: options.disposition }),
+  };
+}
+
+/** The provider's error body with its status, and Retry-After when the refusal is a rate limit. */
+export function sendRefusal(
+  reply: FastifyReply,
+  error: ProviderError,
+  status: number,
+  body: Record<string, unknown>,
+): FastifyReply {
+  if (error.reason === 'rate_limited') reply.header('Retry-After', String(error.retryAfterSeconds));
+  return reply.code(status).type('application/json').send(body);
+}
 
 export interface Dialect {
   name: ProviderName;

@@ -5,7 +5,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
 import {
-  isValidAddress,
   parseAddressList,
   type ProviderAddress,
   type ProviderAttachment,
@@ -13,9 +12,14 @@ import {
 } from '../../core/mail/providers/providerMail.ts';
 import {
   capture,
+  checkedAddresses,
+  fail,
   installBodyErrors,
+  isFail,
   PROVIDER_BODY_LIMIT,
+  sendRefusal,
   type Dialect,
+  type Fail,
   type Parsed,
   type ProviderError,
 } from './flow.ts';
@@ -51,23 +55,16 @@ const dialect: Dialect = {
   },
   refuse(reply: FastifyReply, error: ProviderError) {
     const { status, message } = errorOf(error);
-    if (error.reason === 'rate_limited') reply.header('Retry-After', String(error.retryAfterSeconds));
-    return reply.code(status).type('application/json').send({ message });
+    return sendRefusal(reply, error, status, { message });
   },
 };
-
-type Fail = { ok: false; message: string };
-const fail = (message: string): Fail => ({ ok: false, message });
-const isFail = (v: unknown): v is Fail => typeof v === 'object' && v !== null && (v as Fail).ok === false;
 
 function all(form: FormBody, name: string): string[] {
   return form.fields.filter(([n]) => n === name).map(([, v]) => v);
 }
 
 function addresses(form: FormBody, name: string): ProviderAddress[] | Fail {
-  const parsed = parseAddressList(all(form, name));
-  const bad = parsed.find((a) => !isValidAddress(a.address));
-  return bad === undefined ? parsed : fail(`'${name}' parameter is not a valid address: ${bad.address}`);
+  return checkedAddresses(all(form, name), (bad) => `'${name}' parameter is not a valid address: ${bad}`);
 }
 
 function parseMessage(form: FormBody | undefined): Parsed<ProviderMail> {
@@ -106,9 +103,8 @@ function parseMessage(form: FormBody | undefined): Parsed<ProviderMail> {
       const header = name.slice(2);
       // Mailgun takes Reply-To as a header; it is a field of its own here.
       if (header.toLowerCase() === 'reply-to') {
-        const parsed = parseAddressList(value);
-        if (parsed.some((a) => !isValidAddress(a.address)))
-          return fail(`'h:Reply-To' is not a valid address`);
+        const parsed = checkedAddresses([value], () => `'h:Reply-To' is not a valid address`);
+        if (isFail(parsed)) return parsed;
         replyTo = parsed;
       } else headers.push([header, value]);
     } else if (name.startsWith('v:')) variables[name.slice(2)] = value;

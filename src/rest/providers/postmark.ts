@@ -4,21 +4,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
 import { logFailure } from '../../core/failureLog.ts';
-import {
-  isValidAddress,
-  parseAddressList,
-  type ProviderAddress,
-  type ProviderAttachment,
-  type ProviderMail,
+import type {
+  ProviderAddress,
+  ProviderAttachment,
+  ProviderMail,
 } from '../../core/mail/providers/providerMail.ts';
 import type { ProviderRefusal } from '../../core/mail/providers/service.ts';
 import {
+  attachmentOf,
   capture,
+  checkedAddresses,
   decodeBase64,
+  fail,
   installBodyErrors,
+  isFail,
   isRecord,
+  nonEmpty,
   PROVIDER_BODY_LIMIT,
+  sendRefusal,
   type Dialect,
+  type Fail,
   type Parsed,
   type ProviderError,
 } from './flow.ts';
@@ -69,22 +74,14 @@ const dialect: Dialect = {
   },
   refuse(reply: FastifyReply, error: ProviderError) {
     const { status, ...body } = errorOf(error);
-    if (error.reason === 'rate_limited') reply.header('Retry-After', String(error.retryAfterSeconds));
-    return reply.code(status).type('application/json').send(body);
+    return sendRefusal(reply, error, status, body);
   },
 };
-
-type Fail = { ok: false; message: string };
-const fail = (message: string): Fail => ({ ok: false, message });
-const isFail = (v: unknown): v is Fail => isRecord(v) && v.ok === false;
 
 function list(value: unknown, field: string): ProviderAddress[] | Fail {
   if (value === undefined || value === null || value === '') return [];
   if (typeof value !== 'string') return fail(`Error parsing '${field}': it must be a string of addresses.`);
-  const parsed = parseAddressList(value);
-  const bad = parsed.find((a) => !isValidAddress(a.address));
-  if (bad !== undefined) return fail(`Error parsing '${field}': Illegal email address '${bad.address}'.`);
-  return parsed;
+  return checkedAddresses([value], (bad) => `Error parsing '${field}': Illegal email address '${bad}'.`);
 }
 
 /** One message of Postmark's JSON; `template` for /email/withTemplate (model instead of bodies). */
@@ -105,10 +102,9 @@ function parseOne(body: unknown, template: boolean): Parsed<ProviderMail> {
   const count = to.length + cc.length + bcc.length;
   if (count === 0) return fail('Zero recipients specified');
   if (count > MAX_RECIPIENTS) return fail(`You may not have more than ${MAX_RECIPIENTS} recipients.`);
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   const fields: Array<[string, string]> = [];
-  let text = str(body.TextBody);
-  const html = str(body.HtmlBody);
+  let text = nonEmpty(body.TextBody);
+  const html = nonEmpty(body.HtmlBody);
   if (template) {
     const id = body.TemplateId ?? body.TemplateAlias;
     if ((typeof id !== 'string' && typeof id !== 'number') || id === '')
@@ -121,8 +117,9 @@ function parseOne(body: unknown, template: boolean): Parsed<ProviderMail> {
   } else if (text === undefined && html === undefined) {
     return fail('Provide either email TextBody or HtmlBody or both.');
   }
-  if (str(body.Tag) !== undefined) fields.push(['Tag', body.Tag as string]);
-  if (str(body.MessageStream) !== undefined) fields.push(['Message-Stream', body.MessageStream as string]);
+  if (nonEmpty(body.Tag) !== undefined) fields.push(['Tag', body.Tag as string]);
+  if (nonEmpty(body.MessageStream) !== undefined)
+    fields.push(['Message-Stream', body.MessageStream as string]);
   if (isRecord(body.Metadata)) fields.push(['Metadata', JSON.stringify(body.Metadata)]);
   for (const key of ['TrackOpens', 'TrackLinks'] as const)
     if (body[key] !== undefined && body[key] !== null)
@@ -139,14 +136,14 @@ function parseOne(body: unknown, template: boolean): Parsed<ProviderMail> {
       return fail("Attachments need a 'Name'.");
     const bytes = decodeBase64(a.Content);
     if (bytes === undefined) return fail(`Attachment '${a.Name}' has no valid base64 'Content'.`);
-    const cid =
-      typeof a.ContentID === 'string' && a.ContentID !== '' ? a.ContentID.replace(/^cid:/i, '') : undefined;
-    attachments.push({
-      filename: a.Name,
-      content: bytes,
-      ...(typeof a.ContentType === 'string' && a.ContentType !== '' ? { contentType: a.ContentType } : {}),
-      ...(cid === undefined ? {} : { contentId: cid, disposition: 'inline' as const }),
-    });
+    const cid = nonEmpty(a.ContentID)?.replace(/^cid:/i, '');
+    attachments.push(
+      attachmentOf(a.Name, bytes, {
+        contentType: a.ContentType,
+        contentId: cid,
+        disposition: cid === undefined ? undefined : 'inline',
+      }),
+    );
   }
   return {
     ok: true,
@@ -156,7 +153,7 @@ function parseOne(body: unknown, template: boolean): Parsed<ProviderMail> {
       cc,
       bcc,
       replyTo,
-      subject: str(body.Subject) ?? '',
+      subject: nonEmpty(body.Subject) ?? '',
       text,
       html,
       attachments,

@@ -3,22 +3,27 @@
 // stores the valid ones and lists the rest in `errors`). Errors `{ statusCode, name, message }`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/core.ts';
-import {
-  isValidAddress,
-  parseAddressList,
-  type ProviderAddress,
-  type ProviderAttachment,
-  type ProviderMail,
+import type {
+  ProviderAddress,
+  ProviderAttachment,
+  ProviderMail,
 } from '../../core/mail/providers/providerMail.ts';
 import {
+  attachmentOf,
   bearerKey,
   capture,
+  checkedAddresses,
   decodeBase64,
+  fail,
   headerPairs,
   installBodyErrors,
+  isFail,
   isRecord,
+  nonEmpty,
   PROVIDER_BODY_LIMIT,
+  sendRefusal,
   type Dialect,
+  type Fail,
   type Parsed,
   type ProviderError,
 } from './flow.ts';
@@ -68,26 +73,21 @@ const dialect: Dialect = {
   credential: bearerKey,
   refuse(reply: FastifyReply, error: ProviderError) {
     const body = errorOf(error);
-    if (error.reason === 'rate_limited') reply.header('Retry-After', String(error.retryAfterSeconds));
-    return reply.code(body.statusCode).type('application/json').send(body);
+    return sendRefusal(reply, error, body.statusCode, body);
   },
 };
-
-type Fail = { ok: false; message: string };
-const fail = (message: string): Fail => ({ ok: false, message });
-const isFail = (v: unknown): v is Fail => isRecord(v) && v.ok === false;
 
 function list(value: unknown, field: string): ProviderAddress[] | Fail {
   if (value === undefined || value === null) return [];
   const items = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(items) || items.some((v) => typeof v !== 'string'))
     return fail(`The \`${field}\` field must be a string or an array of strings.`);
-  const parsed = parseAddressList(items as string[]);
-  const bad = parsed.find((a) => !isValidAddress(a.address));
-  if (bad !== undefined)
-    return fail(
+  const parsed = checkedAddresses(
+    items as string[],
+    () =>
       `Invalid \`${field}\` field. The email address needs to follow the \`email@example.com\` or \`Name <email@example.com>\` format.`,
-    );
+  );
+  if (isFail(parsed)) return parsed;
   if (parsed.length > MAX_RECIPIENTS)
     return fail(`The \`${field}\` field may have at most ${MAX_RECIPIENTS} addresses.`);
   return parsed;
@@ -111,9 +111,8 @@ function parseOne(body: unknown, inBatch: boolean): Parsed<ProviderMail> {
   const template = isRecord(body.template) ? body.template : undefined;
   if ((typeof body.subject !== 'string' || body.subject === '') && template === undefined)
     return fail('Missing `subject` field.');
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  let text = str(body.text);
-  const html = str(body.html);
+  let text = nonEmpty(body.text);
+  const html = nonEmpty(body.html);
   const fields: Array<[string, string]> = [];
   if (template !== undefined) {
     fields.push(['Template-Id', String(template.id ?? '')]);
@@ -135,7 +134,7 @@ function parseOne(body: unknown, inBatch: boolean): Parsed<ProviderMail> {
       fields.push(['Tag', tag.value === undefined ? tag.name : `${tag.name}=${tag.value}`]);
     }
   }
-  if (str(body.scheduled_at) !== undefined) fields.push(['Scheduled-At', body.scheduled_at as string]);
+  if (nonEmpty(body.scheduled_at) !== undefined) fields.push(['Scheduled-At', body.scheduled_at as string]);
   const headers = headerPairs(body.headers);
   if (headers === undefined) return fail('The `headers` field must be an object of strings.');
   const attachments: ProviderAttachment[] = [];
@@ -149,13 +148,14 @@ function parseOne(body: unknown, inBatch: boolean): Parsed<ProviderMail> {
     if (bytes === undefined) return fail('The attachment `content` must be base64.');
     if (typeof a.filename !== 'string' || a.filename === '')
       return fail('The attachment `filename` is required.');
-    const cid = str(a.content_id);
-    attachments.push({
-      filename: a.filename,
-      content: bytes,
-      ...(str(a.content_type) === undefined ? {} : { contentType: a.content_type as string }),
-      ...(cid === undefined ? {} : { contentId: cid, disposition: 'inline' as const }),
-    });
+    const cid = nonEmpty(a.content_id);
+    attachments.push(
+      attachmentOf(a.filename, bytes, {
+        contentType: a.content_type,
+        contentId: cid,
+        disposition: cid === undefined ? undefined : 'inline',
+      }),
+    );
   }
   return {
     ok: true,
@@ -165,7 +165,7 @@ function parseOne(body: unknown, inBatch: boolean): Parsed<ProviderMail> {
       cc,
       bcc,
       replyTo,
-      subject: str(body.subject) ?? '',
+      subject: nonEmpty(body.subject) ?? '',
       text,
       html,
       attachments,

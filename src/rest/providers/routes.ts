@@ -7,12 +7,14 @@ import { mailgunRoutes } from './mailgun.ts';
 import { postmarkRoutes } from './postmark.ts';
 import { resendRoutes } from './resend.ts';
 import { sendgridRoutes } from './sendgrid.ts';
+import { sesRoutes } from './ses.ts';
 
 export const PROVIDER_ROUTES = {
   sendgrid: sendgridRoutes,
   postmark: postmarkRoutes,
   resend: resendRoutes,
   mailgun: mailgunRoutes,
+  ses: sesRoutes,
 } as const;
 
 export async function providerRoutes(scope: FastifyInstance, core: Core): Promise<void> {

@@ -9,14 +9,19 @@ import {
   type ProviderMail,
 } from '../../core/mail/providers/providerMail.ts';
 import {
+  attachmentOf,
   bearerKey,
   capture,
   decodeBase64,
+  fail,
   headerPairs,
   installBodyErrors,
+  isFail,
   isRecord,
+  nonEmpty,
   PROVIDER_BODY_LIMIT,
   type Dialect,
+  type Fail,
   type Parsed,
 } from './flow.ts';
 
@@ -60,9 +65,6 @@ const dialect: Dialect = {
   },
 };
 
-type Fail = { ok: false; message: string; field?: string };
-const fail = (message: string, field?: string): Fail => ({ ok: false, message, ...(field ? { field } : {}) });
-
 function address(value: unknown, field: string): ProviderAddress | Fail {
   if (!isRecord(value) || typeof value.email !== 'string' || !isValidAddress(value.email))
     return fail('Does not contain a valid address.', field);
@@ -82,8 +84,6 @@ function addresses(value: unknown, field: string): ProviderAddress[] | Fail {
   }
   return out;
 }
-
-const isFail = (v: unknown): v is Fail => isRecord(v) && v.ok === false;
 
 function substitute(text: string | undefined, subs: Array<[string, string]>): string | undefined {
   if (text === undefined) return undefined;
@@ -142,14 +142,14 @@ function parse(body: unknown): Parsed<ProviderMail[]> {
       a.disposition === 'inline' ? 'inline' : a.disposition === undefined ? undefined : 'attachment';
     if (a.disposition !== undefined && a.disposition !== 'inline' && a.disposition !== 'attachment')
       return fail('The disposition must be inline or attachment.', `attachments.${i}.disposition`);
-    attachments.push({
-      filename: a.filename,
-      content: bytes,
-      ...(typeof a.type === 'string' && a.type !== '' ? { contentType: a.type } : {}),
-      // The v3 API names it content_id; @sendgrid/mail 8 sends its own camelCase contentId through unchanged.
-      ...(contentIdOf(a) === undefined ? {} : { contentId: contentIdOf(a) as string }),
-      ...(disposition === undefined ? {} : { disposition }),
-    });
+    attachments.push(
+      attachmentOf(a.filename, bytes, {
+        contentType: a.type,
+        // The v3 API names it content_id; @sendgrid/mail 8 sends its own camelCase contentId through unchanged.
+        contentId: nonEmpty(a.content_id ?? a.contentId),
+        disposition,
+      }),
+    );
   }
   const headers = headerPairs(body.headers);
   if (headers === undefined) return fail('Header values must be strings.', 'headers');
@@ -245,9 +245,4 @@ export function sendgridRoutes(scope: FastifyInstance, core: Core): void {
       (ids) => reply.code(202).header('X-Message-Id', ids[0]).send(),
     ),
   );
-}
-
-function contentIdOf(a: Record<string, unknown>): string | undefined {
-  const id = a.content_id ?? a.contentId;
-  return typeof id === 'string' && id !== '' ? id : undefined;
 }

@@ -1,10 +1,11 @@
 // The dashboard's files, built into dist/web at install: index.html for / and every /s/... deep link, for
 // /connections and for the OAuth consent page /oauth/consent/{id} (the app routes in the browser), and
 // /assets/<file> named by content hash, so cached for a year and sent precompressed (br or gzip) as the browser
-// accepts. Every answer carries a strict CSP without inline script.
+// accepts, by @fastify/static. Every answer carries a strict CSP without inline script.
+import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { readFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { problem } from '../../core/problem.ts';
 import { sendProblem } from '../errorHandler.ts';
@@ -24,48 +25,12 @@ export const DASHBOARD_CSP = [
 /** Where `npm run build:web` writes; tests point elsewhere. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 
-const TYPES: Record<string, string> = {
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.webp': 'image/webp',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
-/** A file name in assets/, never a path: no separators, no leading dot, so nothing outside can be named. */
+/**
+ * A file name in assets/, never a path: no separators, no leading dot, so nothing outside can be named; and never
+ * a .br/.gz sibling itself, which is only ever sent as the encoding of the file it compresses.
+ */
 const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
-
-type Encoding = 'br' | 'gzip';
-
-/** The precompressed encodings the client accepts, best first (a q=0 refuses one). */
-export function acceptedEncodings(header: string | undefined): Encoding[] {
-  const accepted = new Map<string, number>();
-  for (const part of (header ?? '').split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    if (name === undefined || name === '') continue;
-    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    accepted.set(name, q === undefined ? 1 : Number(q));
-  }
-  const wildcard = accepted.get('*');
-  const ok = (name: Encoding) => (accepted.get(name) ?? wildcard ?? 0) > 0;
-  return (['br', 'gzip'] as const).filter(ok);
-}
-
-async function readOrUndefined(path: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EISDIR')
-      return undefined;
-    throw err;
-  }
-}
+const PRECOMPRESSED = /\.(br|gz)$/;
 
 function notBuilt(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendProblem(
@@ -80,8 +45,14 @@ function notBuilt(request: FastifyRequest, reply: FastifyReply): FastifyReply {
 }
 
 /** Register inside its own plugin scope (`app.register`), so its headers stay on its routes. */
-export function dashboardRoutes(app: FastifyInstance, webDir: string = DEFAULT_WEB_DIR): void {
-  const assetsDir = join(webDir, 'assets');
+export async function dashboardRoutes(app: FastifyInstance, webDir: string = DEFAULT_WEB_DIR): Promise<void> {
+  const indexFile = join(webDir, 'index.html');
+  // Checked on each request (a rebuild needs no restart), so a missing build answers 503 naming the fix.
+  const isBuilt = () =>
+    access(indexFile).then(
+      () => true,
+      () => false,
+    );
 
   // `app` is this plugin's own scope: the hook covers exactly the dashboard's answers, refusals included.
   app.addHook('onSend', async (_request, reply) => {
@@ -90,11 +61,21 @@ export function dashboardRoutes(app: FastifyInstance, webDir: string = DEFAULT_W
     reply.header('Referrer-Policy', 'same-origin');
   });
 
-  // Read on each request (a few KB, and browsers keep it only until it changes): a rebuild needs no restart.
+  // Only reply.sendFile (serve: false): the routes below choose which names reach it.
+  await app.register(fastifyStatic, {
+    root: join(webDir, 'assets'),
+    serve: false,
+    preCompressed: true,
+    maxAge: '1y',
+    immutable: true,
+    // A missing build is answered per request (503), not warned about at start.
+    suppressWarning: true,
+  });
+
+  // Revalidated on each load (a few KB): browsers must never run a stale page against new hashed assets.
   const index = async (request: FastifyRequest, reply: FastifyReply) => {
-    const html = await readOrUndefined(join(webDir, 'index.html'));
-    if (html === undefined) return notBuilt(request, reply);
-    return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(html);
+    if (!(await isBuilt())) return notBuilt(request, reply);
+    return reply.header('Cache-Control', 'no-cache').sendFile('index.html', webDir, { cacheControl: false });
   };
   app.get('/', { logLevel: 'warn' }, index);
   app.get('/s', { logLevel: 'warn' }, index);
@@ -103,40 +84,34 @@ export function dashboardRoutes(app: FastifyInstance, webDir: string = DEFAULT_W
   // Only the consent page: the rest of /oauth/ is the authorization server's (authorize, token, register, revoke).
   app.get('/oauth/consent/*', { logLevel: 'warn' }, index);
 
-  app.get<{ Params: { file: string } }>('/assets/:file', { logLevel: 'warn' }, async (request, reply) => {
-    const { file } = request.params;
-    const missing = () =>
-      sendProblem(
-        reply,
-        problem(
-          'not-found',
-          `No dashboard file ${file}: it may be from an older build. Reload the page.`,
-          request.id,
-          request.url,
-        ),
-      );
-    if (!ASSET_NAME.test(file) || /\.(br|gz)$/.test(file)) return missing();
-    reply.header('Vary', 'Accept-Encoding');
-    for (const encoding of acceptedEncodings(request.headers['accept-encoding'])) {
-      const body = await readOrUndefined(join(assetsDir, `${file}.${encoding === 'br' ? 'br' : 'gz'}`));
-      if (body !== undefined) return sendAsset(reply, file, body, encoding);
-    }
-    const body = await readOrUndefined(join(assetsDir, file));
-    if (body !== undefined) return sendAsset(reply, file, body, undefined);
-    const built = await readOrUndefined(join(webDir, 'index.html'));
-    return built === undefined ? notBuilt(request, reply) : missing();
-  });
-}
-
-function sendAsset(
-  reply: FastifyReply,
-  file: string,
-  body: Buffer,
-  encoding: Encoding | undefined,
-): FastifyReply {
-  if (encoding !== undefined) reply.header('Content-Encoding', encoding);
-  return reply
-    .header('Cache-Control', 'public, max-age=31536000, immutable')
-    .type(TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream')
-    .send(body);
+  await app.register(
+    async (assets) => {
+      // mime 3 (under @fastify/send) still names JavaScript application/javascript; RFC 9239 made text/javascript
+      // the one type, and it is what this server has always sent.
+      assets.addHook('onSend', async (_request, reply) => {
+        if (String(reply.getHeader('content-type')).startsWith('application/javascript'))
+          reply.type('text/javascript; charset=utf-8');
+      });
+      // Every unknown /assets/... (an older build's file, a stray path): which file, and what to do.
+      assets.setNotFoundHandler(async (request, reply) => {
+        if (!(await isBuilt())) return notBuilt(request, reply);
+        const file = request.url.split('?')[0]!.replace(/^\/assets\//, '');
+        return sendProblem(
+          reply,
+          problem(
+            'not-found',
+            `No dashboard file ${file}: it may be from an older build. Reload the page.`,
+            request.id,
+            request.url,
+          ),
+        );
+      });
+      assets.get<{ Params: { file: string } }>('/:file', { logLevel: 'warn' }, async (request, reply) => {
+        const { file } = request.params;
+        if (!ASSET_NAME.test(file) || PRECOMPRESSED.test(file)) return reply.callNotFound();
+        return reply.sendFile(file);
+      });
+    },
+    { prefix: '/assets' },
+  );
 }

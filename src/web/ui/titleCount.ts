@@ -1,10 +1,7 @@
 // The tab title and favicon show how many unread mails the sandbox in view holds, kept current by live events.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, query } from '../api.ts';
-import type { components } from '../../../openapi/schema.d.ts';
+import { client, ok } from '../api.ts';
 import { useLive } from '../live.ts';
-
-type MessagePage = components['schemas']['MessagePage'];
 
 // Counting is a page of unread summaries: past this the badge says "99+", which is all a badge can say.
 const COUNT_LIMIT = 100;
@@ -18,9 +15,10 @@ export function useTitleCount(sandboxId: string | null): void {
     clearTimeout(timer.current);
     // Coalesced: a burst of arrivals costs one count.
     timer.current = setTimeout(() => {
-      api<MessagePage>(
-        'GET',
-        `/sandboxes/${encodeURIComponent(sandboxId)}/messages${query({ isRead: false, limit: COUNT_LIMIT })}`,
+      ok(
+        client.GET('/sandboxes/{sandboxId}/messages', {
+          params: { path: { sandboxId }, query: { isRead: false, limit: COUNT_LIMIT } },
+        }),
       )
         .then((page) => setCount({ n: page.items.length, more: page.nextCursor !== null }))
         .catch(() => undefined);

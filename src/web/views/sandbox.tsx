@@ -1,6 +1,6 @@
 // The sandbox page: its name, live state and the Mail, Requests, Rules and Setup tabs.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, ApiError, errorText, type Sandbox } from '../api.ts';
+import { ApiError, client, errorText, ok, type Sandbox } from '../api.ts';
 import { useLive } from '../live.ts';
 import { paths, type Route } from '../router.ts';
 import { ErrorMessage, Loading } from '../ui/Empty.tsx';
@@ -23,7 +23,7 @@ export function SandboxPage({ route }: { route: SandboxRoute }) {
 
   const reload = useCallback(async () => {
     try {
-      setSandbox(await api<Sandbox>('GET', `/sandboxes/${encodeURIComponent(sandboxId)}`));
+      setSandbox(await ok(client.GET('/sandboxes/{id}', { params: { path: { id: sandboxId } } })));
       setError(null);
     } catch (err) {
       const gone = err instanceof ApiError && (err.status === 404 || err.status === 400);

@@ -1,6 +1,6 @@
 // The Sandboxes page: search, the live list with infinite scroll, and the form creating a sandbox.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, errorText, query, type Sandbox, type Schemas } from '../api.ts';
+import { client, errorText, ok, type Sandbox, type Schemas } from '../api.ts';
 import { useLive } from '../live.ts';
 import { navigate, paths } from '../router.ts';
 import { Empty, ErrorMessage, Loading } from '../ui/Empty.tsx';
@@ -27,9 +27,10 @@ export function SandboxesPage() {
     const mine = ++generation.current;
     setStatus(after ? 'more' : 'loading');
     try {
-      const page = await api<Schemas['SandboxPage']>(
-        'GET',
-        `/sandboxes${query({ q: search, limit: PAGE, cursor: after })}`,
+      const page = await ok(
+        client.GET('/sandboxes', {
+          params: { query: { q: search || undefined, limit: PAGE, cursor: after ?? undefined } },
+        }),
       );
       if (mine !== generation.current) return;
       setItems((prev) =>
@@ -221,7 +222,7 @@ function NewSandboxForm({
     setBusy(true);
     setError(null);
     try {
-      onCreated(await api<Sandbox>('POST', '/sandboxes', body));
+      onCreated(await ok(client.POST('/sandboxes', { body })));
     } catch (err) {
       setError(errorText(err));
     } finally {

@@ -3,7 +3,7 @@
 import addressparser from 'nodemailer/lib/addressparser';
 
 /** The providers whose send APIs sandtrap speaks, under `/providers/<name>` on the API listener. */
-export const PROVIDERS = ['sendgrid', 'postmark', 'resend', 'mailgun'] as const;
+export const PROVIDERS = ['sendgrid', 'postmark', 'resend', 'mailgun', 'ses'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 export interface ProviderAddress {

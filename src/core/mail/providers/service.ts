@@ -1,12 +1,15 @@
-// Provider-API capture (issue 37): a send through SendGrid's, Postmark's or Resend's HTTP API becomes an ordinary
-// Message. The key selects the sandbox as SMTP AUTH does; each mail is built as MIME and goes through the one
-// ingest path (same limits, events, waits, extraction), committed before the adapter answers.
+// Provider-API capture (issue 37): a send through SendGrid's, Postmark's, Resend's, Mailgun's or SES's HTTP API
+// becomes an ordinary Message. The key selects the sandbox as SMTP AUTH does; each mail is built as MIME and goes
+// through the one ingest path (same limits, events, waits, extraction), committed before the adapter answers.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import libmime from 'libmime';
 import type { Clock } from '../../clock.ts';
 import type { FieldError } from '../../errors.ts';
 import type { RateLimits } from '../../rateLimits.ts';
+import { UUID_PATTERN } from '../../random.ts';
 import { findLiveSandboxByPasswordDigest } from '../../store/repos/providerKeys.ts';
+import { findLiveSandboxById } from '../../store/repos/sandboxes.ts';
 import type { Database } from '../../store/schema.ts';
 import type { createMailIngest } from '../ingest.ts';
 
@@ -20,8 +23,15 @@ export const MAX_PROVIDER_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** Recipients of one message at most (SendGrid's per-request limit; others allow fewer). */
 export const MAX_PROVIDER_RECIPIENTS = 1000;
 
-/** One key (SendGrid, Postmark, Resend: the smtpPassword) or a pair (Mailgun: `api` and the smtpPassword). */
-export type ProviderCredential = { key: string } | { username: string; password: string };
+/**
+ * One key (SendGrid, Postmark, Resend: the smtpPassword), a pair (Mailgun: `api` and the smtpPassword), or a
+ * signed request (SES: SigV4 with the smtpUsername as access key id), whose `verify` recomputes the signature
+ * with the sandbox's smtpPassword as the secret key; the secret never leaves this module otherwise.
+ */
+export type ProviderCredential =
+  | { key: string }
+  | { username: string; password: string }
+  | { username: string; verify: (secret: string) => Promise<boolean> };
 
 export type ProviderRefusal =
   | { reason: 'unauthorized' }
@@ -32,6 +42,8 @@ export type ProviderRefusal =
 export type ProviderAuth = { ok: true; target: MailTarget } | ({ ok: false } & ProviderRefusal);
 export type ProviderSendResult = { ok: true; messageIds: string[] } | ({ ok: false } & ProviderRefusal);
 
+/** Stands in for the secret of an access key id no sandbox has (not base62, so no sandbox's password). */
+const UNKNOWN_SECRET = '-'.repeat(32);
 /** Stored passwords are base62 (random.ts); anything else cannot match and never reaches the store. */
 const KEY_SHAPE = /^[A-Za-z0-9]{1,128}$/;
 /** Set from the request's own fields; a custom header of the same name would contradict them. */
@@ -48,6 +60,23 @@ const RESERVED_HEADERS = new Set([
 ]);
 const HEADER_NAME = /^[!-9;-~]{1,100}$/;
 const CONTENT_ID = /^[^\s<>]{1,250}$/;
+
+/**
+ * The `X-Sandtrap-Provider*` lines put in front of a message the sender built: values on one line (a line break
+ * in a tag cannot start a header of its own) and non-ASCII as encoded words, folded as RFC 5322 asks.
+ */
+function providerHeaderBlock(provider: ProviderName, fields: Array<[string, string]>): string {
+  const lines = [
+    [PROVIDER_HEADER_PREFIX, provider] as const,
+    ...fields.map(([n, v]) => [`${PROVIDER_HEADER_PREFIX}-${n}`, v] as const),
+  ];
+  return lines
+    .map(
+      ([name, value]) =>
+        `${libmime.foldLines(`${name}: ${libmime.encodeWords(value.replace(/[\r\n]+/g, ' '), 'Q', 52)}`, 76)}\r\n`,
+    )
+    .join('');
+}
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -105,12 +134,27 @@ export function createProviderMailService(deps: {
   const { db, clock, limits, access, ingestMail } = deps;
 
   async function lookUp(credential: ProviderCredential): Promise<MailTarget | undefined> {
+    if ('verify' in credential) return signedBy(credential.username, credential.verify);
     if ('username' in credential) return access.authenticate(credential.username, credential.password);
     if (!KEY_SHAPE.test(credential.key)) return undefined;
     const digest = createHash('sha256').update(credential.key).digest();
     const row = await findLiveSandboxByPasswordDigest(db, digest, clock.now());
     if (row === undefined || !sameSecret(credential.key, row.smtp_password)) return undefined;
     return { sandboxId: row.id, workspaceId: row.workspace_id };
+  }
+
+  /**
+   * The sandbox whose id signed the request. An unknown id still costs one signature check (against a secret
+   * no sandbox has), so the answer's timing does not tell whether the sandbox exists.
+   */
+  async function signedBy(
+    username: string,
+    verify: (secret: string) => Promise<boolean>,
+  ): Promise<MailTarget | undefined> {
+    const id = username.trim().toLowerCase();
+    const row = UUID_PATTERN.test(id) ? await findLiveSandboxById(db, id, clock.now()) : undefined;
+    const valid = await verify(row?.smtp_password ?? UNKNOWN_SECRET);
+    return row !== undefined && valid ? { sandboxId: row.id, workspaceId: row.workspace_id } : undefined;
   }
 
   /** Gives back what a refused request counted, so a refusal spends no budget. */
@@ -197,6 +241,8 @@ export function createProviderMailService(deps: {
       ip: string;
       raw: Buffer;
       recipients: string[];
+      /** The provider's tags and options sent beside the message (SES EmailTags), as with composed mail. */
+      providerFields?: Array<[name: string, value: string]>;
     }): Promise<ProviderSendResult> {
       const bad = input.recipients.find((r) => !isValidAddress(r));
       if (
@@ -217,7 +263,10 @@ export function createProviderMailService(deps: {
             },
           ],
         };
-      const raw = Buffer.concat([Buffer.from(`${PROVIDER_HEADER_PREFIX}: ${input.provider}\r\n`), input.raw]);
+      const raw = Buffer.concat([
+        Buffer.from(providerHeaderBlock(input.provider, input.providerFields ?? [])),
+        input.raw,
+      ]);
       if (raw.byteLength > MAX_PROVIDER_MESSAGE_BYTES)
         return { ok: false, reason: 'too_large', limitBytes: MAX_PROVIDER_MESSAGE_BYTES };
       const limited = await countAgainstLimits(input.ip, input.target, 1);

@@ -294,3 +294,24 @@ export async function clearMessages(db: Kysely<Database>, sandboxId: string): Pr
   const res = await db.deleteFrom('messages').where('sandbox_id', '=', sandboxId).executeTakeFirst();
   return Number(res.numDeletedRows);
 }
+
+/** A page of a sandbox's messages for export, oldest first after `after`, raw source included. */
+export async function messagesForExport(
+  db: Kysely<Database>,
+  sandboxId: string,
+  limit: number,
+  after: Cursor | undefined,
+): Promise<
+  Array<
+    Pick<MessageRow, 'id' | 'received_at' | 'envelope_from' | 'captured_for' | 'subject' | 'is_read' | 'raw'>
+  >
+> {
+  let q = db
+    .selectFrom('messages')
+    .select(['id', 'received_at', 'envelope_from', 'captured_for', 'subject', 'is_read', 'raw'])
+    .where('sandbox_id', '=', sandboxId);
+  if (after !== undefined) {
+    q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '>', eb.tuple(after.at, after.id)));
+  }
+  return q.orderBy('received_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+}

@@ -200,3 +200,17 @@ export async function findNewestMatchingRequest(
   }
   return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
+
+/** A page of a sandbox's requests for export, oldest first after `after`, bodies included. */
+export async function requestsForExport(
+  db: Kysely<Database>,
+  sandboxId: string,
+  limit: number,
+  after: Cursor | undefined,
+): Promise<RequestRow[]> {
+  let q = db.selectFrom('requests').selectAll().where('sandbox_id', '=', sandboxId);
+  if (after !== undefined) {
+    q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '>', eb.tuple(after.at, after.id)));
+  }
+  return q.orderBy('received_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+}

@@ -1,6 +1,6 @@
 // One message: its code, the actions on it, and the tabs showing it every way (HTML, text, source, headers...).
 import { useEffect, useState } from 'preact/hooks';
-import { api, errorText } from '../../api.ts';
+import { client, errorText, ok } from '../../api.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
 import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
 import { LocalTabs } from '../../ui/Tabs.tsx';
@@ -42,18 +42,21 @@ export function MessageView({
   const [tab, setTab] = useState('html');
   const { busy, run } = useBusyAction(setError);
 
+  const params = { path: { sandboxId, messageId } };
+
   useEffect(() => {
     let current = true;
     setDetail(null);
     setError(null);
-    api<MessageDetail>('GET', messagePath(sandboxId, messageId))
+    ok(client.GET('/sandboxes/{sandboxId}/messages/{messageId}', { params }))
       .then((d) => {
         if (!current) return;
         setDetail(d);
         setTab(d.htmlBody !== null ? 'html' : 'text');
         // Opening a message is reading it.
         if (!d.isRead) {
-          api('PATCH', messagePath(sandboxId, messageId), { isRead: true })
+          client
+            .PATCH('/sandboxes/{sandboxId}/messages/{messageId}', { params, body: { isRead: true } })
             .then(() => current && onRead(messageId, true))
             .catch(() => undefined);
         }
@@ -75,13 +78,13 @@ export function MessageView({
 
   const setRead = (value: boolean) =>
     run(async () => {
-      await api('PATCH', messagePath(sandboxId, messageId), { isRead: value });
+      await client.PATCH('/sandboxes/{sandboxId}/messages/{messageId}', { params, body: { isRead: value } });
       onRead(messageId, value);
     });
   const remove = () =>
     run(
       async () => {
-        await api('DELETE', messagePath(sandboxId, messageId));
+        await client.DELETE('/sandboxes/{sandboxId}/messages/{messageId}', { params });
         onDeleted(messageId);
       },
       { closes: true },

@@ -1,6 +1,6 @@
 // The Mail tab of a sandbox: the live message list and, when one is chosen, the message view beside it.
 import { useCallback, useMemo, useState } from 'preact/hooks';
-import { api, errorText, query } from '../../api.ts';
+import { client, errorText, ok } from '../../api.ts';
 import { navigate, paths } from '../../router.ts';
 import { Empty } from '../../ui/Empty.tsx';
 import { SetupSnippets } from '../setup/SetupSnippets.tsx';
@@ -9,13 +9,7 @@ import { useKeysetList } from '../shared/keysetList.ts';
 import { useLiveItems } from '../shared/liveItems.ts';
 import { MessageList } from './MessageList.tsx';
 import { MessageView } from './MessageView.tsx';
-import {
-  matchesFilters,
-  messagesPath,
-  type MailFilters,
-  type MessagePage,
-  type MessageSummary,
-} from './types.ts';
+import { matchesFilters, type MailFilters, type MessageSummary } from './types.ts';
 import './mail.css';
 
 const PAGE = 50;
@@ -27,16 +21,19 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
   const key = JSON.stringify([sandboxId, filters]);
   const load = useCallback(
     (cursor: string | null) =>
-      api<MessagePage>(
-        'GET',
-        messagesPath(sandboxId) +
-          query({
-            q: filters.q.trim(),
-            capturedFor: filters.to.trim(),
-            isRead: filters.unreadOnly ? false : undefined,
-            limit: PAGE,
-            cursor,
-          }),
+      ok(
+        client.GET('/sandboxes/{sandboxId}/messages', {
+          params: {
+            path: { sandboxId },
+            query: {
+              q: filters.q.trim() || undefined,
+              capturedFor: filters.to.trim() || undefined,
+              isRead: filters.unreadOnly ? false : undefined,
+              limit: PAGE,
+              cursor: cursor ?? undefined,
+            },
+          },
+        }),
       ),
     [sandboxId, filters],
   );
@@ -78,7 +75,7 @@ export function MailPane({ sandboxId, messageId }: { sandboxId: string; messageI
     setClearing(true);
     setClearError(null);
     try {
-      await api('DELETE', messagesPath(sandboxId));
+      await client.DELETE('/sandboxes/{sandboxId}/messages', { params: { path: { sandboxId } } });
       emptied();
     } catch (err) {
       setClearError(errorText(err));

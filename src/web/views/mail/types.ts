@@ -3,7 +3,6 @@ import type { components } from '../../../../openapi/schema.d.ts';
 
 type Schemas = components['schemas'];
 export type MessageSummary = Schemas['MessageSummary'];
-export type MessagePage = Schemas['MessagePage'];
 
 export type MessageDetail = Schemas['MessageDetail'];
 export type MessageLink = Schemas['ExtractedLink'];

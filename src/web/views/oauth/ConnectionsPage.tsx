@@ -1,12 +1,12 @@
 // Connected apps: the workspace's OAuth grants (which MCP client, bound to which key, when last used), each of
 // which can be disconnected, ending its tokens at once.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, errorText } from '../../api.ts';
+import { ApiError, client, errorText, ok } from '../../api.ts';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.tsx';
 import { Empty, ErrorMessage, Loading } from '../../ui/Empty.tsx';
 import { Time } from '../../ui/Time.tsx';
 import { clientKindLabel, documentHost } from './client.ts';
-import type { Grant, GrantPage } from './types.ts';
+import type { Grant } from './types.ts';
 import './oauth.css';
 
 export function ConnectionsPage() {
@@ -19,7 +19,7 @@ export function ConnectionsPage() {
 
   const load = async () => {
     try {
-      setGrants((await api<GrantPage>('GET', '/oauth/grants')).items);
+      setGrants((await ok(client.GET('/oauth/grants'))).items);
       setError(null);
     } catch (err) {
       setError(errorText(err));
@@ -36,7 +36,7 @@ export function ConnectionsPage() {
     setNote(null);
     setError(null);
     try {
-      await api<void>('DELETE', `/oauth/grants/${encodeURIComponent(grant.id)}`);
+      await client.DELETE('/oauth/grants/{grantId}', { params: { path: { grantId: grant.id } } });
       setNote(`${grant.client.name} is disconnected.`);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404)

@@ -1,13 +1,13 @@
 // The OAuth consent page: what an MCP client asks for and where it sends the person, then Approve or Deny, each
 // answered by the server with the client's redirect URI (code or access_denied) that the page then follows.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, errorText } from '../../api.ts';
+import { ApiError, client, errorText, ok } from '../../api.ts';
 import { paths } from '../../router.ts';
 import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
 import { Link } from '../../ui/Link.tsx';
 import { fullTime } from '../../ui/time.ts';
 import { documentHost } from './client.ts';
-import type { AuthorizationRequestView, Decision, DecisionResult } from './types.ts';
+import type { AuthorizationRequestView, Decision } from './types.ts';
 import './oauth.css';
 
 type State =
@@ -24,12 +24,12 @@ export function ConsentPage({ requestId }: { requestId: string }) {
   const [state, setState] = useState<State>({ kind: 'loading' });
   const [busy, setBusy] = useState<Decision | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const path = `/oauth/authorizations/${encodeURIComponent(requestId)}`;
+  const params = { path: { requestId } };
 
   const load = async (quiet: boolean) => {
     if (!quiet) setState({ kind: 'loading' });
     try {
-      const view = await api<AuthorizationRequestView>('GET', path);
+      const view = await ok(client.GET('/oauth/authorizations/{requestId}', { params }));
       setState((prev) => (prev.kind === 'leaving' ? prev : { kind: 'open', view }));
     } catch (err) {
       // 400 is an id no request can have (a mangled link): as closed as an unknown one.
@@ -63,7 +63,9 @@ export function ConsentPage({ requestId }: { requestId: string }) {
     setBusy(decision);
     setError(null);
     try {
-      const { redirectTo } = await api<DecisionResult>('POST', path, { decision });
+      const { redirectTo } = await ok(
+        client.POST('/oauth/authorizations/{requestId}', { params, body: { decision } }),
+      );
       setState({ kind: 'leaving', decision, host: view.redirectHost });
       location.assign(redirectTo);
     } catch (err) {

@@ -3,8 +3,6 @@
 import type { Schemas } from '../../api.ts';
 
 export type AuthorizationRequestView = Schemas['OAuthAuthorizationRequest'];
-export type DecisionResult = Schemas['OAuthDecisionResult'];
 export type Decision = Schemas['OAuthDecision']['decision'];
 export type Grant = Schemas['OAuthGrant'];
-export type GrantPage = Schemas['OAuthGrantList'];
 export type ClientKind = Schemas['OAuthClient']['kind'];

@@ -1,7 +1,7 @@
 // One captured request: what answered it, its query and headers as sent, its body, the reply sent, and
 // curl/raw/HAR exports.
 import { useEffect, useState } from 'preact/hooks';
-import { api, errorText } from '../../api.ts';
+import { client, errorText, ok } from '../../api.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
 import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
 import { useBusyAction } from '../shared/busyAction.ts';
@@ -40,7 +40,12 @@ export function RequestView({
     setDetail(null);
     setSentBody(null);
     setError(null);
-    api<RequestDetail>('GET', base)
+    ok(
+      client.GET('/sandboxes/{sandboxId}/requests/{requestId}', {
+        params: { path: { sandboxId, requestId } },
+        signal: controller.signal,
+      }),
+    )
       .then(async (d) => {
         if (controller.signal.aborted) return;
         setDetail(d);
@@ -66,7 +71,9 @@ export function RequestView({
   const remove = () =>
     run(
       async () => {
-        await api('DELETE', base);
+        await client.DELETE('/sandboxes/{sandboxId}/requests/{requestId}', {
+          params: { path: { sandboxId, requestId } },
+        });
         onDeleted(requestId);
       },
       { closes: true },

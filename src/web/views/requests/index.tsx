@@ -1,6 +1,6 @@
 // The Requests tab of a sandbox: the live list of captured HTTP requests and, when one is chosen, its view.
 import { useCallback, useState } from 'preact/hooks';
-import { api, errorText, query } from '../../api.ts';
+import { client, errorText, ok } from '../../api.ts';
 import { navigate, paths } from '../../router.ts';
 import { Empty } from '../../ui/Empty.tsx';
 import { useSandboxContext } from '../sandboxContext.ts';
@@ -11,14 +11,7 @@ import { RequestList } from './RequestList.tsx';
 import { RequestView } from './RequestView.tsx';
 import { downloadText } from './download.ts';
 import { harLog } from './har.ts';
-import {
-  matchesQuery,
-  requestPath,
-  requestsPath,
-  type RequestDetail,
-  type RequestPage,
-  type RequestSummary,
-} from './types.ts';
+import { matchesQuery, type RequestDetail, type RequestPage, type RequestSummary } from './types.ts';
 import '../mail/mail.css';
 import './requests.css';
 
@@ -34,7 +27,14 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
   const [exportError, setExportError] = useState<string | null>(null);
   const load = useCallback(
     (cursor: string | null) =>
-      api<RequestPage>('GET', requestsPath(sandboxId) + query({ q: q.trim(), limit: PAGE, cursor })),
+      ok(
+        client.GET('/sandboxes/{sandboxId}/requests', {
+          params: {
+            path: { sandboxId },
+            query: { q: q.trim() || undefined, limit: PAGE, cursor: cursor ?? undefined },
+          },
+        }),
+      ),
     [sandboxId, q],
   );
   const list = useKeysetList<RequestSummary>(load, JSON.stringify([sandboxId, q]));
@@ -69,9 +69,10 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
       let cursor: string | null = null;
       do {
         setExporting(`Listing requests… ${summaries.length}`);
-        const page: RequestPage = await api<RequestPage>(
-          'GET',
-          requestsPath(sandboxId) + query({ limit: 200, cursor }),
+        const page: RequestPage = await ok(
+          client.GET('/sandboxes/{sandboxId}/requests', {
+            params: { path: { sandboxId }, query: { limit: 200, cursor: cursor ?? undefined } },
+          }),
         );
         summaries.push(...page.items);
         cursor = page.nextCursor;
@@ -82,7 +83,12 @@ export function RequestsPane({ sandboxId, requestId }: { sandboxId: string; requ
       const worker = async () => {
         while (next < summaries.length) {
           const at = next++;
-          details[at] = await api<RequestDetail>('GET', requestPath(sandboxId, summaries[at]!.id));
+          const requestId = summaries[at]!.id;
+          details[at] = await ok(
+            client.GET('/sandboxes/{sandboxId}/requests/{requestId}', {
+              params: { path: { sandboxId, requestId } },
+            }),
+          );
           done++;
           if (done % 10 === 0) setExporting(`Reading requests… ${done} of ${summaries.length}`);
         }

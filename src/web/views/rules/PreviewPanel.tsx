@@ -1,16 +1,10 @@
 // Which rule answers a given method and path, rendered by the server as the capture host would; uses the edited list.
 import { useState } from 'preact/hooks';
-import { api, ApiError, errorText, type MockRule, type Schemas } from '../../api.ts';
+import { ApiError, client, errorText, ok, type Schemas } from '../../api.ts';
 import { mapApiErrors, toInputs, type FieldErrors, type RuleDraft } from './drafts.ts';
 
 /** The body of POST /sandboxes/{id}/mocks/preview. */
-interface MockPreview {
-  index: number | null;
-  rule: MockRule | null;
-  statusCode: number;
-  headers: Schemas['NameValue'][];
-  body: string;
-}
+type MockPreview = Schemas['MockPreview'];
 
 export function PreviewPanel({
   sandboxId,
@@ -43,12 +37,17 @@ export function PreviewPanel({
     try {
       const target = path.trim().startsWith('/') ? path.trim() : `/${path.trim()}`;
       setResult(
-        await api<MockPreview>('POST', `/sandboxes/${encodeURIComponent(sandboxId)}/mocks/preview`, {
-          method: method.trim() || 'GET',
-          path: target,
-          // Unsaved edits are what the person is looking at, so they are what the preview judges.
-          ...(dirty ? { mocks: inputs.mocks } : {}),
-        }),
+        await ok(
+          client.POST('/sandboxes/{id}/mocks/preview', {
+            params: { path: { id: sandboxId } },
+            body: {
+              method: method.trim() || 'GET',
+              path: target,
+              // Unsaved edits are what the person is looking at, so they are what the preview judges.
+              ...(dirty ? { mocks: inputs.mocks } : {}),
+            },
+          }),
+        ),
       );
     } catch (err) {
       setResult(null);

@@ -1,6 +1,6 @@
 // The Rules tab: the sandbox's ordered mock rules, edited locally, validated by the API, previewed and saved.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError, errorText, type Sandbox } from '../../api.ts';
+import { ApiError, client, errorText, ok } from '../../api.ts';
 import { ErrorMessage } from '../../ui/Empty.tsx';
 import { useSandboxContext } from '../sandboxContext.ts';
 import { emptyDraft, mapApiErrors, toDraft, toInputs, type FieldErrors, type RuleDraft } from './drafts.ts';
@@ -58,9 +58,12 @@ export function RulesEditor() {
     setBusy(true);
     setStatus(null);
     try {
-      const updated = await api<Sandbox>('PUT', `/sandboxes/${encodeURIComponent(sandbox.id)}/mocks`, {
-        mocks: inputs.mocks,
-      });
+      const updated = await ok(
+        client.PUT('/sandboxes/{id}/mocks', {
+          params: { path: { id: sandbox.id } },
+          body: { mocks: inputs.mocks },
+        }),
+      );
       setErrors(NO_ERRORS);
       setDirty(false);
       const next = JSON.stringify(updated.mocks);

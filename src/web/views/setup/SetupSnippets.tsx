@@ -1,4 +1,4 @@
-// The connection snippets for a sandbox (nodemailer, Django, Rails, Spring, Laravel, curl), one visible at a time.
+// The connection snippets for a sandbox (SMTP frameworks, provider SDKs, curl), one visible at a time.
 import { useState } from 'preact/hooks';
 import type { Sandbox } from '../../api.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';

@@ -1,6 +1,6 @@
 // The Setup tab: connection settings with copy buttons, app snippets, and managing the sandbox.
 import { useState } from 'preact/hooks';
-import { api, errorText, type Sandbox } from '../../api.ts';
+import { client, errorText, ok, type Sandbox } from '../../api.ts';
 import { navigate, paths } from '../../router.ts';
 import { ConfirmDialog } from '../../ui/ConfirmDialog.tsx';
 import { CopyButton } from '../../ui/CopyButton.tsx';
@@ -58,7 +58,7 @@ function Manage({ sandbox, setSandbox }: { sandbox: Sandbox; setSandbox: (s: San
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
-  const path = `/sandboxes/${encodeURIComponent(sandbox.id)}`;
+  const params = { path: { id: sandbox.id } };
 
   const open = (what: Editing) => {
     setEditing(what);
@@ -85,7 +85,9 @@ function Manage({ sandbox, setSandbox }: { sandbox: Sandbox; setSandbox: (s: San
   const rename = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      setSandbox(await api<Sandbox>('PUT', path, { name: name.trim(), tags: sandbox.tags }));
+      setSandbox(
+        await ok(client.PUT('/sandboxes/{id}', { params, body: { name: name.trim(), tags: sandbox.tags } })),
+      );
       return 'Renamed.';
     });
   };
@@ -98,7 +100,9 @@ function Manage({ sandbox, setSandbox }: { sandbox: Sandbox; setSandbox: (s: San
       return;
     }
     void run(async () => {
-      setSandbox(await api<Sandbox>('PUT', path, { name: sandbox.name, tags: parsed.tags }));
+      setSandbox(
+        await ok(client.PUT('/sandboxes/{id}', { params, body: { name: sandbox.name, tags: parsed.tags } })),
+      );
       return 'Tags saved.';
     });
   };
@@ -154,7 +158,7 @@ function Manage({ sandbox, setSandbox }: { sandbox: Sandbox; setSandbox: (s: San
         onCancel={() => setEditing('none')}
         onConfirm={() =>
           void run(async () => {
-            setSandbox(await api<Sandbox>('POST', `${path}/secret/reset`));
+            setSandbox(await ok(client.POST('/sandboxes/{id}/secret/reset', { params })));
             return 'New password issued: apps using the old one can no longer send.';
           })
         }
@@ -171,7 +175,7 @@ function Manage({ sandbox, setSandbox }: { sandbox: Sandbox; setSandbox: (s: San
         onCancel={() => setEditing('none')}
         onConfirm={() =>
           void run(async () => {
-            await api<void>('DELETE', path);
+            await client.DELETE('/sandboxes/{id}', { params });
             navigate(paths.sandboxes());
             return null;
           })

@@ -1,4 +1,4 @@
-// Ready-to-paste configuration for pointing an app at a sandbox, built from the sandbox's own settings.
+// Ready-to-paste configuration for pointing an app (SMTP, a provider SDK, HTTP) at a sandbox, from its settings.
 import type { Sandbox } from '../../api.ts';
 
 export interface Snippet {
@@ -10,7 +10,13 @@ export interface Snippet {
 
 type SmtpSettings = Pick<
   Sandbox,
-  'smtpHost' | 'smtpPort' | 'smtpUsername' | 'smtpPassword' | 'captureUrl' | 'emailAddress'
+  | 'smtpHost'
+  | 'smtpPort'
+  | 'smtpUsername'
+  | 'smtpPassword'
+  | 'captureUrl'
+  | 'emailAddress'
+  | 'providerBaseUrls'
 >;
 
 export function snippets(s: SmtpSettings): Snippet[] {
@@ -88,6 +94,7 @@ MAIL_PASSWORD=${s.smtpPassword}
 MAIL_ENCRYPTION=tls
 # config/mail.php, mailers.smtp: 'stream' => ['ssl' => ['verify_peer' => false]] for the self-signed certificate`,
     },
+    ...providerSnippets(s),
     {
       id: 'curl',
       label: 'curl',
@@ -96,6 +103,72 @@ MAIL_ENCRYPTION=tls
 curl -X POST ${shellQuote(`${s.captureUrl.replace(/\/$/, '')}/webhooks/test`)} \\
   -H 'Content-Type: application/json' \\
   -d '{"event":"ping"}'`,
+    },
+  ];
+}
+
+/**
+ * Apps that send through a provider's HTTP API keep their SDK and point its base URL here (README "Mail sent
+ * through provider APIs"); the sandbox's password is the provider's API key.
+ */
+function providerSnippets(s: SmtpSettings): Snippet[] {
+  const urls = s.providerBaseUrls;
+  const key = JSON.stringify(s.smtpPassword);
+  const postmark = new URL(urls.postmark);
+  return [
+    {
+      id: 'sendgrid',
+      label: 'SendGrid',
+      file: '@sendgrid/mail',
+      code: `import { Client } from '@sendgrid/client';
+import sgMail from '@sendgrid/mail';
+
+const client = new Client();
+client.setApiKey(${key});
+client.setDefaultRequest('baseUrl', ${JSON.stringify(urls.sendgrid)}); // after setApiKey
+sgMail.setClient(client);`,
+    },
+    {
+      id: 'postmark',
+      label: 'Postmark',
+      file: 'postmark',
+      code: `import { ServerClient } from 'postmark';
+
+const postmark = new ServerClient(${key}, {
+  useHttps: ${postmark.protocol === 'https:'},
+  requestHost: ${JSON.stringify(postmark.host + postmark.pathname.replace(/\/$/, ''))},
+});`,
+    },
+    {
+      id: 'resend',
+      label: 'Resend',
+      file: 'resend',
+      code: `# .env: the SDK reads its base URL from here (or pass { baseUrl } to new Resend)
+RESEND_API_KEY=${s.smtpPassword}
+RESEND_BASE_URL=${urls.resend}`,
+    },
+    {
+      id: 'mailgun',
+      label: 'Mailgun',
+      file: 'mailgun.js',
+      code: `import FormData from 'form-data';
+import Mailgun from 'mailgun.js';
+
+const mg = new Mailgun(FormData).client({
+  username: 'api',
+  key: ${key},
+  url: ${JSON.stringify(urls.mailgun)},
+});`,
+    },
+    {
+      id: 'ses',
+      label: 'Amazon SES',
+      file: '@aws-sdk/client-sesv2',
+      code: `# .env: every AWS SDK (and the AWS CLI) sends SES v2 calls to this endpoint; any region
+AWS_ENDPOINT_URL_SESV2=${urls.ses}
+AWS_ACCESS_KEY_ID=${s.smtpUsername}
+AWS_SECRET_ACCESS_KEY=${s.smtpPassword}
+AWS_REGION=us-east-1`,
     },
   ];
 }
