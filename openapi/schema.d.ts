@@ -1093,6 +1093,8 @@ export interface components {
             sizeBytes: number;
         };
         MessageSummary: {
+            /** @description Additive. The W3C Trace Context `traceparent` header the message arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
+            traceparent: string | null;
             /** Format: uuid */
             id: string;
             /** @description The From header as written (display name included); the envelope sender when absent. */
@@ -1116,6 +1118,8 @@ export interface components {
             capturedFor: string[];
         };
         MessageDetail: {
+            /** @description Additive. The W3C Trace Context `traceparent` header the message arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
+            traceparent: string | null;
             /** Format: uuid */
             id: string;
             /** @description The From header as written (display name included); the envelope sender when absent. */
@@ -1167,6 +1171,8 @@ export interface components {
             kind: "verify" | "reset" | "magic_login" | "invite" | "unsubscribe" | "other";
         };
         RequestSummary: {
+            /** @description Additive. The W3C Trace Context `traceparent` header the request arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
+            traceparent: string | null;
             /** Format: uuid */
             id: string;
             /** @description Additive. True once a wait with `markRead` handed the request out, or PATCH marked it read. */
@@ -1189,6 +1195,8 @@ export interface components {
             sizeBytes: number;
         };
         RequestDetail: {
+            /** @description Additive. The W3C Trace Context `traceparent` header the request arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
+            traceparent: string | null;
             /** Format: uuid */
             id: string;
             /** @description Additive. True once a wait with `markRead` handed the request out, or PATCH marked it read. */

@@ -11,6 +11,7 @@ import type { Core } from '../core/core.ts';
 import { logFailure } from '../core/failureLog.ts';
 import { isAppError } from '../core/errors.ts';
 import { problem, requestIdFrom, type ProblemSlug } from '../core/problem.ts';
+import { traceCapture } from './captureSpan.ts';
 import { discardBody } from './linger.ts';
 import { routeCapture } from './routing.ts';
 
@@ -162,6 +163,7 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
   function serve(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
     const ex: Exchange = { requestId: requestIdFrom(req.headers['x-request-id']), close: expectsContinue };
     if (metricsOn) res.once('finish', () => core.metrics.captures.inc({ status: String(res.statusCode) }));
+    traceCapture(req, res);
     handle(req, res, ex).catch((err: unknown) => {
       const unavailable = isAppError(err) && err.code === 'unavailable';
       // The store's reason ("disk full in DATA_DIR", "the database is unreachable") goes into the log and reply.

@@ -11,6 +11,7 @@ import { BackupError } from './backup/format.ts';
 import { runExport } from './backup/exportCommand.ts';
 import { runImport } from './backup/importCommand.ts';
 import { eventBusFor, ListenError, startServer, storeFor } from './server.ts';
+import { startTracing } from './tracing.ts';
 
 const USAGE = `Usage: sandtrap <command>
 
@@ -36,6 +37,8 @@ class UsageError extends Error {}
 async function serve(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
+  // Before any listener: the first request's spans already go to the exporter.
+  const tracing = await startTracing(config, logger);
   const server = await startServer(config, { logger });
   process.stdout.write(`Dashboard: ${server.core.endpoints.dashboardBaseUrl}/\n`);
   if (server.catchAll !== undefined && server.ports.smtpInbound !== null) {
@@ -63,17 +66,20 @@ async function serve(): Promise<void> {
       process.exit(1);
     }, 10_000);
     force.unref();
-    server.close().then(
-      () => {
-        logger.info('stopped');
-        logger.flush();
-        process.exitCode = 0;
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'error while shutting down');
-        process.exitCode = 1;
-      },
-    );
+    server
+      .close()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => {
+          logger.info('stopped');
+          logger.flush();
+          process.exitCode = 0;
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'error while shutting down');
+          process.exitCode = 1;
+        },
+      );
   };
   // `on`, not `once`: Ctrl-C reaches the server twice (from the terminal, and passed on by `npm start` or the
   // Node hand-over in bin/sandtrap.js), and a second signal with no listener would kill it mid-shutdown.

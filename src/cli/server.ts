@@ -206,6 +206,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     isReady: () => ready,
     listeners: () => listening.map(({ part, server }) => ({ part, ok: server.listening })),
     mount: (scope) => installMcpRoute(scope, core, VERSION),
+    traces: config.traces,
     maxConnections: budget.maxConnections,
   });
   try {

@@ -79,6 +79,11 @@ const envSchema = z.object({
     ),
   METRICS_TOKEN: optionalString,
   METRICS_PER_WORKSPACE: z.enum(['on', 'off']).default('off'),
+  // OpenTelemetry's own variables (the SDK reads the rest itself): they only decide whether traces are on.
+  OTEL_SDK_DISABLED: optionalString,
+  OTEL_TRACES_EXPORTER: optionalString,
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString,
   SMTP_CATCH_ALL_SANDBOX: z.string().trim().min(1).max(200).default('catch-all'),
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   RATE_LIMIT_SMTP_PER_IP: z.coerce.number().int().min(1).default(120),
@@ -131,6 +136,25 @@ function metricsMode(value: string, host: string): MetricsMode {
   return { mode: 'listener', host: value.slice(0, colon) || host, port: Number(value.slice(colon + 1)) };
 }
 
+/**
+ * Traces are off unless asked for with OpenTelemetry's standard variables: an exporter named in
+ * OTEL_TRACES_EXPORTER (anything but `none`), or an OTLP endpoint. OTEL_SDK_DISABLED=true wins over both.
+ */
+function tracesOn(e: {
+  OTEL_SDK_DISABLED?: string | undefined;
+  OTEL_TRACES_EXPORTER?: string | undefined;
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
+}): boolean {
+  if (e.OTEL_SDK_DISABLED?.toLowerCase() === 'true') return false;
+  if (e.OTEL_TRACES_EXPORTER !== undefined) {
+    return e.OTEL_TRACES_EXPORTER.split(',').some(
+      (name) => !['', 'none'].includes(name.trim().toLowerCase()),
+    );
+  }
+  return e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined;
+}
+
 /** The environment as the code reads it: the type Config is this schema's output. */
 const configSchema = envSchema.transform((e) => {
   const captureDomain = e.CAPTURE_DOMAIN ?? 'capture.localhost';
@@ -174,6 +198,8 @@ const configSchema = envSchema.transform((e) => {
     metricsToken: e.METRICS_TOKEN,
     /** Counters per workspace (a workspace id label). */
     metricsPerWorkspace: e.METRICS_PER_WORKSPACE === 'on',
+    /** OpenTelemetry traces (src/cli/tracing.ts starts the SDK, which reads every other OTEL_* variable). */
+    traces: tracesOn(e),
     rateLimits: e.RATE_LIMITS === 'on',
     /** Per 60 s window unless named otherwise; all lifted when rateLimits is false. */
     limits: {

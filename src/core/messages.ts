@@ -34,6 +34,8 @@ export interface MessageSummary {
   receivedAt: Date;
   sizeBytes: number;
   capturedFor: string[];
+  /** The W3C traceparent it arrived with (validated), or null. */
+  traceparent: string | null;
 }
 
 export interface MessageDetail extends Omit<MessageSummary, 'preview' | 'attachmentCount'> {
@@ -63,6 +65,7 @@ export function toSummary(r: MessageSummaryRow): MessageSummary {
     receivedAt: r.received_at,
     sizeBytes: Number(r.size_bytes),
     capturedFor: r.captured_for,
+    traceparent: r.traceparent,
   };
 }
 

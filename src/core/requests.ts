@@ -42,6 +42,8 @@ export interface RequestSummary {
   sizeBytes: number;
   /** Handed out by a wait (or marked by PATCH); a wait by default only returns unread requests. */
   isRead: boolean;
+  /** The W3C traceparent it arrived with (validated), or null. */
+  traceparent: string | null;
 }
 
 export interface RequestDetail extends RequestSummary {
@@ -102,6 +104,7 @@ export function toSummary(r: RequestSummaryRow): RequestSummary {
     receivedAt: r.received_at,
     sizeBytes: Number(r.size_bytes),
     isRead: r.is_read,
+    traceparent: r.traceparent,
   };
 }
 

@@ -2,6 +2,7 @@
 // else time out, or end with the sandbox's expiry the moment it comes. The waiter subscribes before it checks
 // the store, so no arrival falls in between. A claiming wait marks what it returns read in the statement that
 // checks it, and can report what it passed over. A burst of new waits is let in a slice at a time.
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import { AppError, isAppError } from './errors.ts';
@@ -28,6 +29,7 @@ import { ownedSandbox } from './ownedSandbox.ts';
 import { sandboxDeleted, sandboxExpired, type ExpiryWatch } from './sandboxExpiry.ts';
 import { advanceWaitMark, findWaitMark, type WaitStream } from './store/repos/waitMarks.ts';
 import { findSandbox } from './store/repos/sandboxes.ts';
+import { linkToTraceparent, tracer } from './tracing.ts';
 import { createAdmission } from './waitAdmission.ts';
 import { openWaitInbox, type WaitInbox } from './waitInbox.ts';
 import type { Database } from './store/schema.ts';
@@ -152,19 +154,43 @@ export function createWaitService(
     };
   }
 
-  /** A wait, reported to `onEnded` however it ends. */
-  async function wait<T extends { id: string }, F, N, M>(
+  /**
+   * A wait, reported to `onEnded` however it ends, in a span that is a child of the caller's (a REST request, an
+   * MCP tool call) and links to the trace the returned item arrived with.
+   */
+  async function wait<T extends { id: string; traceparent: string | null }, F, N, M>(
     spec: WaitSpec<T, F, N, M>,
   ): Promise<WaitResult<T, M>> {
     const stream = spec.kind === 'message' ? 'messages' : 'requests';
-    try {
-      const result = await waitFor(spec);
-      options.onEnded?.(stream, result.status);
-      return result;
-    } catch (err) {
-      options.onEnded?.(stream, isAppError(err) && err.code === 'not_found' ? 'gone' : 'error');
-      throw err;
-    }
+    return tracer.startActiveSpan(
+      'wait',
+      {
+        attributes: { 'sandtrap.wait.kind': spec.kind, 'sandtrap.wait.timeout_s': spec.opts.timeoutSeconds },
+      },
+      async (span) => {
+        try {
+          const result = await waitFor(spec);
+          options.onEnded?.(stream, result.status);
+          span.setAttribute('sandtrap.wait.outcome', result.status);
+          if (result.status === 'found') {
+            span.setAttribute('sandtrap.wait.item_id', result.item.id);
+            if (result.item.traceparent !== null) span.addLink(linkToTraceparent(result.item.traceparent));
+          }
+          return result;
+        } catch (err) {
+          const outcome = isAppError(err) && err.code === 'not_found' ? 'gone' : 'error';
+          options.onEnded?.(stream, outcome);
+          span.setAttribute('sandtrap.wait.outcome', outcome);
+          if (outcome === 'error') {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            span.setAttribute('error.type', isAppError(err) ? err.code : 'internal');
+          }
+          throw err;
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
   /** Reads the store for the answer once the sandbox is known to be the caller's, then listens. */

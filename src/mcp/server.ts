@@ -19,6 +19,7 @@ import { installTasks, type TaskStore } from './tasks/index.ts';
 import { ToolError, type ToolContext, type ToolDefinition } from './toolkit.ts';
 import { renamePath, renamePathsIn } from './tools/coreArgs.ts';
 import { tools } from './tools/index.ts';
+import { traceToolCall } from './toolSpan.ts';
 import { emailRawUri, rawLinks, requestRawUri } from './views.ts';
 
 export const SERVER_INSTRUCTIONS = `sandtrap captures email and HTTP requests from the app you are testing; nothing is delivered or forwarded.
@@ -183,19 +184,22 @@ function register(
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (args: unknown, ctx) => {
-      if (args instanceof RefusedArgs) return refusedArgsResult(tool.name, args);
       const token = ctx.mcpReq._meta?.progressToken;
-      return runTool(tool, args, backendFor(), {
-        signal: ctx.mcpReq.signal,
-        scope: scopeOf(ctx as HandlerContext, options),
-        reportsProgress: token !== undefined,
-        async progress(progress, total, message) {
-          if (token === undefined) return;
-          await ctx.mcpReq.notify({
-            method: 'notifications/progress',
-            params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
-          });
-        },
+      type Result = ReturnType<typeof refusedArgsResult> | Awaited<ReturnType<typeof runTool>>;
+      return traceToolCall<Result>(tool.name, ctx.mcpReq._meta, async () => {
+        if (args instanceof RefusedArgs) return refusedArgsResult(tool.name, args);
+        return runTool(tool, args, backendFor(), {
+          signal: ctx.mcpReq.signal,
+          scope: scopeOf(ctx as HandlerContext, options),
+          reportsProgress: token !== undefined,
+          async progress(progress, total, message) {
+            if (token === undefined) return;
+            await ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message },
+            });
+          },
+        });
       });
     },
   );

@@ -92,6 +92,7 @@ export const emailSummarySchema = z.object({
   is_read: z.boolean(),
   attachment_count: z.number(),
   dashboard_url: z.string(),
+  traceparent: nullableString,
 });
 
 /** `sandboxUrl` is the sandbox's dashboard page (McpBackend.sandboxDashboardUrl). */
@@ -107,6 +108,7 @@ export function emailSummaryView(m: MessageSummary, sandboxUrl: string): z.infer
     is_read: m.isRead,
     attachment_count: m.attachmentCount,
     dashboard_url: `${sandboxUrl}/messages/${m.id}`,
+    traceparent: m.traceparent,
   };
 }
 
@@ -166,6 +168,7 @@ export function emailView(m: MessageDetail, sandboxUrl: string): z.infer<typeof 
     received_at: iso(m.receivedAt),
     is_read: m.isRead,
     dashboard_url: `${sandboxUrl}/messages/${m.id}`,
+    traceparent: m.traceparent,
     text: cut(text),
     has_html: m.htmlBody !== null,
     // Set when the mail could not be read whole: fields may be empty; the raw source is always kept.
@@ -201,6 +204,7 @@ export const requestSummarySchema = z.object({
   size_bytes: z.number(),
   is_read: z.boolean(),
   dashboard_url: z.string(),
+  traceparent: nullableString,
 });
 
 export function requestSummaryView(
@@ -219,6 +223,7 @@ export function requestSummaryView(
     size_bytes: r.sizeBytes,
     is_read: r.isRead,
     dashboard_url: `${sandboxUrl}/requests/${r.id}`,
+    traceparent: r.traceparent,
   };
 }
 

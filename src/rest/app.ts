@@ -48,6 +48,8 @@ export interface ApiOptions {
   webDir?: string;
   /** Open connections at most (below the process's file-descriptor limit; see cli/fdLimit.ts). */
   maxConnections?: number;
+  /** A span per request (@fastify/otel), continuing an incoming `traceparent`; off unless traces are on. */
+  traces?: boolean;
 }
 
 /** Mock rule lists can reach 100 rules of 64 KB bodies. */
@@ -57,6 +59,7 @@ const IDLE_SOCKET_MS = 120_000;
 /** Routes that hold a request open on purpose (waits up to 300 s, MCP calls that wait, event streams). */
 const HOLDING_SOCKET_MS = 330_000;
 const HOLDS_OPEN = /\/wait$|\/events$|^\/mcp$/;
+const PROBE_PATHS = new Set(['/healthz', '/livez', '/readyz', '/metrics']);
 /** Open connections at most: 10,000 held waits plus room for everything else. */
 export const MAX_CONNECTIONS = 20_000;
 
@@ -72,6 +75,7 @@ export async function buildApi({
   mount,
   webDir,
   maxConnections = MAX_CONNECTIONS,
+  traces = false,
 }: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     // A child whose `req` serializer replaces fastify's: secret query values are redacted (requestLog.ts).
@@ -114,6 +118,16 @@ export async function buildApi({
   });
 
   app.server.maxConnections = maxConnections;
+  // First, so that its hooks wrap every route's. Loaded only when traces are on.
+  if (traces) {
+    const { FastifyOtelInstrumentation } = await import('@fastify/otel');
+    const otel = new FastifyOtelInstrumentation({
+      // Probes and scrapes come every few seconds and say nothing about a trace.
+      ignorePaths: ({ url }) => PROBE_PATHS.has(url),
+      instrumentHooks: false,
+    });
+    await app.register(otel.plugin());
+  }
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     // (`inject` requests have no real socket.)

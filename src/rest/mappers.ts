@@ -105,6 +105,7 @@ export function messageSummaryDto(m: MessageSummary): Schemas['MessageSummary'] 
     receivedAt: iso(m.receivedAt),
     sizeBytes: m.sizeBytes,
     capturedFor: m.capturedFor,
+    traceparent: m.traceparent,
   };
 }
 
@@ -129,6 +130,7 @@ export function messageDetailDto(m: MessageDetail): Schemas['MessageDetail'] {
     // Read-back for people and test suites as for agents: the code and links, extracted on read.
     otp: extractOtp(otpInputOf(m)),
     links: extractLinks({ text: m.textBody, html: m.htmlBody }).slice(0, MAX_LINKS),
+    traceparent: m.traceparent,
   };
 }
 
@@ -144,6 +146,7 @@ export function requestSummaryDto(r: RequestSummary): Schemas['RequestSummary'] 
     receivedAt: iso(r.receivedAt),
     sizeBytes: r.sizeBytes,
     isRead: r.isRead,
+    traceparent: r.traceparent,
   };
 }
 

@@ -11,6 +11,7 @@ import type { MailTarget } from '../core/mail/smtpAccess.ts';
 import type { SmtpFacts } from '../core/mail/smtpAdmission.ts';
 import { createConnectionGuard } from './connectionGuard.ts';
 import { readData } from './readData.ts';
+import { createTransactionSpans } from './transactionSpans.ts';
 import { fromCoreError, refusalReply, replies, type SmtpReplyError } from './replies.ts';
 import type { TlsCredentials } from './tlsCredentials.ts';
 
@@ -42,6 +43,9 @@ export function createCaptureSmtpServer({
   const recipientTargets = new WeakMap<SMTPServerAddress, MailTarget>();
   /** Inbound: workspaces already counted against their rate limit in the current transaction. */
   const countedWorkspaces = new WeakMap<object, Set<string>>();
+  const transactions = createTransactionSpans(mode);
+  /** Bytes of the DATA being answered, per session, for its transaction's span. */
+  const dataSizes = new Map<string, number>();
 
   /** Runs one command's admission in core and answers a refusal with its reply. */
   async function admit(facts: SmtpFacts): Promise<MailTarget | undefined> {
@@ -121,6 +125,7 @@ export function createCaptureSmtpServer({
     if (raw === 'too-big') throw replies.tooBig(MAX_MESSAGE_BYTES);
     const mailFrom = session.envelope.mailFrom;
     const bytes = raw.length;
+    dataSizes.set(session.id, bytes);
     let result;
     try {
       result = await core.ingestMail({
@@ -169,6 +174,10 @@ export function createCaptureSmtpServer({
    */
   const count = (command: SmtpCommand, code: number) =>
     core.metrics.smtpReplies.inc({ listener: mode, command, code: String(code) });
+  const replied = (session: SMTPServerSession, code: number) => {
+    transactions.replied(session, code, dataSizes.get(session.id));
+    dataSizes.delete(session.id);
+  };
   const settle =
     <T>(
       session: SMTPServerSession,
@@ -182,6 +191,7 @@ export function createCaptureSmtpServer({
         (value) => {
           guard.done(session, true);
           count(command, command === 'auth' ? 235 : 250);
+          if (command === 'data') replied(session, 250);
           done(null, value);
         },
         (err: unknown) => {
@@ -192,6 +202,7 @@ export function createCaptureSmtpServer({
             reply = fromCoreError(err);
           }
           count(command, reply.responseCode);
+          if (command === 'mail' || command === 'data') replied(session, reply.responseCode);
           done(reply);
         },
       );
@@ -237,6 +248,7 @@ export function createCaptureSmtpServer({
       )();
     },
     onMailFrom(_address, session, callback: Callback) {
+      transactions.started(session);
       settle(session, 'mail', () => onMailFrom(session), callback)();
     },
     onRcptTo(address, session, callback: Callback) {
@@ -252,6 +264,8 @@ export function createCaptureSmtpServer({
     },
     onClose(session) {
       authFailures.delete(session.id);
+      transactions.closed(session);
+      dataSizes.delete(session.id);
       guard.closed(session);
     },
   });

@@ -13,6 +13,7 @@ export const MESSAGE_SUMMARY_KEYS = [
   'sizeBytes',
   'subject',
   'to',
+  'traceparent',
 ];
 export const MESSAGE_DETAIL_KEYS = [
   'attachments',
@@ -30,6 +31,7 @@ export const MESSAGE_DETAIL_KEYS = [
   'subject',
   'textBody',
   'to',
+  'traceparent',
 ];
 
 export const REQUEST_SUMMARY_KEYS = [
@@ -43,6 +45,7 @@ export const REQUEST_SUMMARY_KEYS = [
   'receivedAt',
   'sizeBytes',
   'sourceIp',
+  'traceparent',
 ];
 export const REQUEST_DETAIL_KEYS = [
   ...REQUEST_SUMMARY_KEYS,

@@ -193,6 +193,7 @@ describeEachStore('REST requests', (getStore) => {
             receivedAt: 'checked below',
             sizeBytes: 17,
             isRead: false,
+            traceparent: null,
           },
         );
         assert.match(created.receivedAt, ISO_RE);
@@ -211,6 +212,7 @@ describeEachStore('REST requests', (getStore) => {
             receivedAt: 'x',
             sizeBytes: 0,
             isRead: false,
+            traceparent: null,
           },
         );
         assert.ok(Date.parse(health.receivedAt) > at, 'newer is later');

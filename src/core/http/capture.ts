@@ -23,6 +23,7 @@ import type { RequestWriter } from '../store/writers.ts';
 import { decodeBody } from './decode.ts';
 import { shieldSessionCookies, withoutServiceSetCookies } from './sessionShield.ts';
 import { bodyValue, headerValue, jsonDeeperThan, MAX_JSON_DEPTH } from './views.ts';
+import { traceparentOf } from '../traceparent.ts';
 
 export const MAX_CAPTURE_BODY_BYTES = 5 * 1024 * 1024;
 const MAX_REPLY_BYTES = 5 * 1024 * 1024;
@@ -308,6 +309,7 @@ export function createCaptureService(
       // The session cookie is gone before anything reads the headers: the reply's templates, the store.
       const shielded = shieldSessionCookies(received.headers);
       const req = { ...received, headers: shielded.headers };
+      const traceparent = traceparentOf(req.headers);
       let current: CachedSandbox | undefined = target;
       for (let attempt = 0; attempt < 5; attempt++) {
         const now = clock.now();
@@ -338,6 +340,7 @@ export function createCaptureService(
               response_body: recorded,
               response_size_bytes: sent.body.byteLength,
               response_note: out.note ?? null,
+              traceparent,
             },
           });
         } catch (err) {

@@ -3,6 +3,7 @@
 import type { Clock } from '../clock.ts';
 import type { EventBus } from '../events.ts';
 import { newItemId } from '../random.ts';
+import { traceparentOf } from '../traceparent.ts';
 import { storeWriteFailure } from '../store/unavailable.ts';
 import type { MessageRowToStore, MessageWriter } from '../store/writers.ts';
 import { parseMessage, type ParsedMessage } from './parseMessage.ts';
@@ -28,6 +29,7 @@ interface ParsedMail {
 
 function rowsFor(mail: ParsedMail): MessageRowToStore[] {
   const { parsed } = mail;
+  const traceparent = traceparentOf(parsed.headers.map((h) => [h.name, h.value] as const));
   return mail.deliveries.map((d) => ({
     id: newItemId(),
     sandbox_id: d.sandboxId,
@@ -46,6 +48,7 @@ function rowsFor(mail: ParsedMail): MessageRowToStore[] {
     size_bytes: mail.raw.byteLength,
     raw: mail.raw,
     parse_error: parsed.parseError,
+    traceparent,
   }));
 }
 

@@ -77,6 +77,8 @@ export interface MessagesTable {
   parse_error: string | null;
   /** The words of its search text that hold a digit (migration 013): the writer derives them, messages.ts. */
   search_words: string;
+  /** The W3C trace context it arrived with, validated (migration 026); null when absent or invalid. */
+  traceparent: string | null;
   event_xid: EventXid;
   event_seq: EventSeq;
 }
@@ -109,6 +111,8 @@ export interface RequestsTable {
   response_size_bytes: number | null;
   /** Why the reply may not be what the rule's author expected (a template read a body it could not parse). */
   response_note: string | null;
+  /** The W3C trace context it arrived with, validated (migration 026); null when absent or invalid. */
+  traceparent: string | null;
   is_read: Generated<boolean>;
   event_xid: EventXid;
   event_seq: EventSeq;

@@ -1,7 +1,9 @@
 // The write path of the two capture streams (messages, requests): one writer each per store, which owns group
 // commit, how many batches commit at once and how long a batch waits for announced rows (inserts run as padded
 // prepared statements on both stores). Domain code builds rows and hands them here; it knows nothing of the store.
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
+import { tracer } from '../tracing.ts';
 import { GroupCommit } from './groupCommit.ts';
 import type { StoreKind } from './openStore.ts';
 import type { LiveRow } from './repos/insertIfLive.ts';
@@ -61,6 +63,36 @@ export interface WriterMetrics {
 
 const noMetrics: WriterMetrics = { batch: () => {}, acknowledged: () => {} };
 
+/**
+ * One span per committed batch. A root span: a batch serves many senders, so it belongs to none of their traces
+ * (the pump runs in whichever context scheduled it first).
+ */
+function traced<T>(stream: Stream, items: number, commit: () => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(
+    'store commit',
+    {
+      root: true,
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'db.operation.name': 'INSERT',
+        'db.collection.name': stream,
+        'db.operation.batch.size': items,
+      },
+    },
+    async (span) => {
+      try {
+        return await commit();
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute('error.type', (err as { code?: string }).code ?? 'error');
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
 /** Resolves as `work` does, reporting how long it took. */
 async function timed<T>(work: Promise<T>, done: (seconds: number) => void): Promise<T> {
   const started = performance.now();
@@ -77,7 +109,9 @@ function messageWriter(db: Kysely<Database>, tuning: Tuning, metrics: WriterMetr
   const commits = new GroupCommit<MessageRowToStore[], Set<string>>(
     async (messages) => {
       metrics.batch('messages', messages.length);
-      const stored = await insertMessagesIfLive(db, messages.flat());
+      const stored = await traced('messages', messages.length, () =>
+        insertMessagesIfLive(db, messages.flat()),
+      );
       return messages.map((rows) => new Set(rows.filter((r) => stored.has(r.id)).map((r) => r.id)));
     },
     {
@@ -106,7 +140,7 @@ function requestWriter(db: Kysely<Database>, tuning: Tuning, metrics: WriterMetr
   const commits = new GroupCommit<RequestToStore, boolean>(
     async (items) => {
       metrics.batch('requests', items.length);
-      const stored = await insertRequestsIfCurrent(db, items);
+      const stored = await traced('requests', items.length, () => insertRequestsIfCurrent(db, items));
       return items.map((item) => stored.has(item.row.id));
     },
     {

@@ -32,6 +32,7 @@ export const SUMMARY_COLUMNS = [
   'attachment_count',
   'size_bytes',
   'is_read',
+  'traceparent',
 ] as const;
 
 export type MessageSummaryRow = Pick<MessageRow, (typeof SUMMARY_COLUMNS)[number]>;
@@ -87,9 +88,10 @@ const MESSAGE_COLUMNS: ReadonlyArray<TypedColumn<MessageInsert>> = [
   ['raw', 'bytea'],
   ['parse_error', 'text'],
   ['search_words', 'tsvector'],
+  ['traceparent', 'text'],
 ];
 
-/** Rows per statement: 18 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
+/** Rows per statement: 19 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
 const INSERT_CHUNK = 1000;
 
 /**

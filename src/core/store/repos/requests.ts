@@ -22,6 +22,7 @@ export const REQUEST_SUMMARY_COLUMNS = [
   'source_ip',
   'size_bytes',
   'is_read',
+  'traceparent',
 ] as const;
 
 export type RequestSummaryRow = Pick<RequestRow, (typeof REQUEST_SUMMARY_COLUMNS)[number]>;
@@ -52,6 +53,7 @@ const REQUEST_COLUMNS: ReadonlyArray<TypedColumn<NewRequestRow>> = [
   ['response_body', 'bytea'],
   ['response_size_bytes', 'integer'],
   ['response_note', 'text'],
+  ['traceparent', 'text'],
 ];
 
 /**
