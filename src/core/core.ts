@@ -31,6 +31,8 @@ import { createWaitService } from './waits.ts';
 import type { Store } from './store/openStore.ts';
 import { createStoreWriters } from './store/writers.ts';
 import { createWorkspaceService } from './workspaces.ts';
+import { startWebhookDelivery, type WebhookSender, type WireEvent } from './webhooks/delivery.ts';
+import { createWebhookService } from './webhooks/service.ts';
 
 export interface CoreDeps {
   store: Store;
@@ -122,6 +124,8 @@ export function createCore({
   );
   const sandboxes = createSandboxService(db, clock, endpoints, bus, (id) => catchAll.is(id));
   const ingestMail = createMailIngest(clock, bus, writers.messages);
+  const webhookPolicy = { targets: config.webhooks.targets, loopbackBound: config.webhooks.loopbackBound };
+  let webhookSender: WebhookSender | undefined;
   return {
     config,
     clock,
@@ -165,6 +169,23 @@ export function createCore({
     liveEvents,
     requests: createRequestService(db, clock, bus),
     oauth,
+    /** Outgoing webhooks: subscriptions, the delivery log and pings (the sender runs apart, below). */
+    webhooks: createWebhookService(db, clock, webhookPolicy, () => webhookSender?.wake()),
+    /**
+     * Starts this process's webhook fan-out and sender; `wire` is the event stream's wire form (the payload's
+     * `data` is what an SSE client sees).
+     */
+    startWebhookSender: (wire: WireEvent, onError: (err: unknown, what: string) => void): WebhookSender => {
+      webhookSender = startWebhookDelivery(db, clock, bus, {
+        policy: webhookPolicy,
+        retryBaseMs: config.webhooks.retryBaseMs,
+        timeoutMs: config.webhooks.timeoutMs,
+        soleProcess: store.kind === 'pglite',
+        wire,
+        onError,
+      });
+      return webhookSender;
+    },
   };
 }
 
