@@ -22,6 +22,8 @@ export interface WebhookReceiver {
   secret: string | undefined;
   /** The status for the next answers, one per request; 200 once the list is used up. */
   answers: number[];
+  /** How long each answer is held after the delivery was recorded (keeps deliveries in flight). */
+  delayMs: number;
   /** Distinct webhook-ids seen. */
   ids(): Set<string>;
   close(): Promise<void>;
@@ -34,6 +36,7 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
     rejected: [],
     secret: undefined,
     answers: [],
+    delayMs: 0,
     ids: () => new Set(receiver.received.map((r) => r.id)),
     close: () =>
       new Promise((resolve) => {
@@ -64,8 +67,12 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
       } catch (err) {
         receiver.rejected.push(String(err));
       }
-      res.writeHead(status, { 'content-type': 'text/plain' });
-      res.end(status >= 200 && status < 300 ? 'ok' : `refused with ${status}`);
+      const answer = () => {
+        res.writeHead(status, { 'content-type': 'text/plain' });
+        res.end(status >= 200 && status < 300 ? 'ok' : `refused with ${status}`);
+      };
+      if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
