@@ -12,7 +12,12 @@ import { cleanupProcesses, runCli, startServerProcess, tempDir } from '../helper
 import { needsPostgres, useTwoServers } from '../helpers/twoServers.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.ts';
 
-const WEBHOOK_ENV = { WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', RATE_LIMITS: 'off', LOG_LEVEL: 'warn' };
+const WEBHOOK_ENV = {
+  WEBHOOK_RETRY_BASE_MS: '50',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  RATE_LIMITS: 'off',
+  LOG_LEVEL: 'warn',
+};
 
 async function call(apiUrl: string, key: string, path: string, body?: unknown): Promise<Record<string, any>> {
   const res = await fetch(`${apiUrl}/api/v1${path}`, {
@@ -46,7 +51,10 @@ async function killMidBurstAndRestart(storeEnv: Record<string, string>): Promise
     const first = await startServerProcess({ dataDir, env });
     await first.waitHealthy(30_000);
     const sandbox = await call(first.apiUrl, key, '/sandboxes', { name: 'kill -9' });
-    const hook = await call(first.apiUrl, key, '/webhooks', { url: receiver.url, events: ['request.received'] });
+    const hook = await call(first.apiUrl, key, '/webhooks', {
+      url: receiver.url,
+      events: ['request.received'],
+    });
     receiver.secret = hook.secret;
 
     const acked: string[] = [];
@@ -54,7 +62,11 @@ async function killMidBurstAndRestart(storeEnv: Record<string, string>): Promise
     const burst = (async () => {
       for (let n = 0; sending; n++) {
         try {
-          const got = await sendCapture(first.ports.capture, { method: 'POST', path: `/${sandbox.id}/n${n}`, body: '{}' });
+          const got = await sendCapture(first.ports.capture, {
+            method: 'POST',
+            path: `/${sandbox.id}/n${n}`,
+            body: '{}',
+          });
           if (got.status === 200 && got.requestId !== undefined) acked.push(got.requestId);
         } catch {
           return; // the server is gone
@@ -80,7 +92,8 @@ async function killMidBurstAndRestart(storeEnv: Record<string, string>): Promise
     const second = await startServerProcess({ dataDir, env });
     await second.waitHealthy(30_000);
     await eventually(
-      () => `every acknowledged capture delivered (${acked.filter((id) => !idsPerEvent(receiver).has(id)).length} missing)`,
+      () =>
+        `every acknowledged capture delivered (${acked.filter((id) => !idsPerEvent(receiver).has(id)).length} missing)`,
       () => acked.every((id) => idsPerEvent(receiver).has(id)),
       90_000,
       50,
@@ -142,7 +155,10 @@ describe('webhooks: two processes on one PostgreSQL database', { skip: needsPost
     const a = servers.a();
     const b = servers.b();
     const sandbox = await call(a.apiUrl, servers.key(), '/sandboxes', { name: 'two' });
-    const hook = await call(b.apiUrl, servers.key(), '/webhooks', { url: receiver.url, events: ['request.received'] });
+    const hook = await call(b.apiUrl, servers.key(), '/webhooks', {
+      url: receiver.url,
+      events: ['request.received'],
+    });
     receiver.secret = hook.secret;
     const sent: string[] = [];
     for (let n = 0; n < 40; n++) {
@@ -159,7 +175,9 @@ describe('webhooks: two processes on one PostgreSQL database', { skip: needsPost
     );
     // Both processes ran their senders all along: any row sent twice would have arrived by now, after the last.
     const ping = await call(a.apiUrl, servers.key(), `/webhooks/${hook.id}/ping`, {});
-    await eventually('the ping after the burst', () => receiver.received.some((r) => r.id === ping.messageId));
+    await eventually('the ping after the burst', () =>
+      receiver.received.some((r) => r.id === ping.messageId),
+    );
     assert.deepEqual(receiver.rejected, []);
     const events = receiver.received.filter((r) => r.type === 'request.received');
     assert.deepEqual(events.map((r) => r.data.id).sort(), [...sent].sort());

@@ -14,7 +14,10 @@ async function createHook(
   receiver: WebhookReceiver,
   body: Record<string, unknown>,
 ): Promise<Record<string, any>> {
-  const res = await ws.api('/webhooks', { method: 'POST', body: JSON.stringify({ url: receiver.url, ...body }) });
+  const res = await ws.api('/webhooks', {
+    method: 'POST',
+    body: JSON.stringify({ url: receiver.url, ...body }),
+  });
   assert.equal(res.status, 201, await res.clone().text());
   const hook = (await res.json()) as Record<string, any>;
   receiver.secret = hook.secret;
@@ -70,7 +73,11 @@ describeEachStore('webhooks', (getStore) => {
       transport.close();
       const requestIds: string[] = [];
       for (const n of [1, 2, 3]) {
-        const got = await sendRecorded(server.ports.capture, sandbox.id, { method: 'POST', path: `/n${n}`, body: '{}' });
+        const got = await sendRecorded(server.ports.capture, sandbox.id, {
+          method: 'POST',
+          path: `/n${n}`,
+          body: '{}',
+        });
         requestIds.push(got.requestId);
       }
       await eventually('six deliveries', () => r.received.length >= 6);
@@ -123,7 +130,10 @@ describeEachStore('webhooks', (getStore) => {
       const hook = await createHook(ws, r, { events: ['sandbox.created'] });
       for (let i = 0; i < 3; i++) await ws.api(`/webhooks/${hook.id}/ping`, { method: 'POST' });
       await eventually('three pings', () => r.received.length === 3);
-      const first = (await (await ws.api(`/webhooks/${hook.id}/deliveries?limit=2`)).json()) as Record<string, any>;
+      const first = (await (await ws.api(`/webhooks/${hook.id}/deliveries?limit=2`)).json()) as Record<
+        string,
+        any
+      >;
       assert.equal(first.items.length, 2);
       assert.equal(typeof first.nextCursor, 'string');
       const rest = (await (
@@ -144,7 +154,12 @@ describeEachStore('webhooks', (getStore) => {
       const { messageId } = (await res.json()) as { messageId: string };
       assert.match(messageId, /^msg_[0-9a-f]{32}$/);
       await eventually('the ping', () => r.received.length === 1);
-      assert.deepEqual(r.received[0], { id: messageId, type: 'webhook.ping', eventId: undefined, data: { webhookId: hook.id } });
+      assert.deepEqual(r.received[0], {
+        id: messageId,
+        type: 'webhook.ping',
+        eventId: undefined,
+        data: { webhookId: hook.id },
+      });
     });
 
     it('stops delivering once the webhook is deleted', async () => {
@@ -170,9 +185,16 @@ describeEachStore('webhooks', (getStore) => {
       const r = await receiver();
       await createHook(ws, r, { events: ['request.received', 'sandbox.updated'], sandboxId: mine.id });
       await sendRecorded(server.ports.capture, other.id, { method: 'POST', path: '/other', body: 'x' });
-      const rename = await ws.api(`/sandboxes/${mine.id}`, { method: 'PUT', body: JSON.stringify({ name: 'renamed' }) });
+      const rename = await ws.api(`/sandboxes/${mine.id}`, {
+        method: 'PUT',
+        body: JSON.stringify({ name: 'renamed' }),
+      });
       assert.equal(rename.status, 200);
-      const got = await sendRecorded(server.ports.capture, mine.id, { method: 'POST', path: '/mine', body: 'x' });
+      const got = await sendRecorded(server.ports.capture, mine.id, {
+        method: 'POST',
+        path: '/mine',
+        body: 'x',
+      });
       await eventually('two deliveries', () => r.received.length === 2);
       assert.deepEqual(
         r.received.map((e) => e.type),

@@ -115,7 +115,12 @@ export function startWebhookDelivery(
           if (!matches(hook, event, xid)) continue;
           if (payload === undefined) {
             const w = options.wire(event);
-            payload = JSON.stringify({ type: w.event, timestamp: now.toISOString(), eventId: w.id, data: w.data });
+            payload = JSON.stringify({
+              type: w.event,
+              timestamp: now.toISOString(),
+              eventId: w.id,
+              data: w.data,
+            });
           }
           rows.push({
             id: newMessageId(),
@@ -165,7 +170,8 @@ export function startWebhookDelivery(
         : 'retrying';
     const status = outcome === 'retrying' ? 'pending' : outcome;
     const statusError =
-      attempt.error ?? (ok ? null : `the target answered HTTP ${attempt.statusCode}; any 2xx counts as delivered`);
+      attempt.error ??
+      (ok ? null : `the target answered HTTP ${attempt.statusCode}; any 2xx counts as delivered`);
     await recordAttempt(
       db,
       row.id,
@@ -190,7 +196,12 @@ export function startWebhookDelivery(
   const sendDue = async (): Promise<void> => {
     while (!stopped && inFlight.size < MAX_IN_FLIGHT) {
       const now = clock.now();
-      const claimed = await claimDueOutbox(db, now, new Date(now.getTime() + leaseMs), MAX_IN_FLIGHT - inFlight.size);
+      const claimed = await claimDueOutbox(
+        db,
+        now,
+        new Date(now.getTime() + leaseMs),
+        MAX_IN_FLIGHT - inFlight.size,
+      );
       if (claimed.length === 0) return;
       for (const row of claimed) {
         const p: Promise<void> = deliver(row)

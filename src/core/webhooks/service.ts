@@ -161,5 +161,3 @@ export function createWebhookService(
     },
   };
 }
-
-export type WebhookService = ReturnType<typeof createWebhookService>;

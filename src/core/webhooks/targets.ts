@@ -87,7 +87,10 @@ export async function vetTarget(raw: string, policy: TargetPolicy): Promise<Vett
     try {
       addresses = await dnsLookup(host, { all: true, order: 'verbatim' });
     } catch (err) {
-      return { ok: false, reason: `the host ${host} does not resolve (${(err as NodeJS.ErrnoException).code})` };
+      return {
+        ok: false,
+        reason: `the host ${host} does not resolve (${(err as NodeJS.ErrnoException).code})`,
+      };
     }
     if (addresses.length === 0) return { ok: false, reason: `the host ${host} does not resolve` };
   }

@@ -36,10 +36,7 @@ export function webhookRoutes(app: FastifyInstance, core: Core): void {
   app.get('/webhooks/:id/deliveries', async (request) => {
     const { id } = parseInput(idParams, request.params, 'path');
     const query = parseInput(pageQuery, request.query, 'query string');
-    return pageDto(
-      await webhooks.deliveries(request.principal.workspaceId, id, query),
-      webhookDeliveryDto,
-    );
+    return pageDto(await webhooks.deliveries(request.principal.workspaceId, id, query), webhookDeliveryDto);
   });
 
   app.post('/webhooks/:id/ping', async (request, reply) => {

@@ -15,9 +15,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('secret', 'text', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     // Events of transactions at or after this one fan out to it; earlier ones had ended before it existed.
-    .addColumn('start_xid', sql`xid8`, (c) => c.notNull().defaultTo(sql`pg_snapshot_xmin(pg_current_snapshot())`))
+    .addColumn('start_xid', sql`xid8`, (c) =>
+      c.notNull().defaultTo(sql`pg_snapshot_xmin(pg_current_snapshot())`),
+    )
     .execute();
-  await db.schema.createIndex('webhooks_workspace').on('webhooks').columns(['workspace_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhooks_workspace')
+    .on('webhooks')
+    .columns(['workspace_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('webhook_outbox')
@@ -34,7 +40,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addUniqueConstraint('webhook_outbox_event', ['webhook_id', 'event_key'])
     .execute();
-  await sql`create index webhook_outbox_due on webhook_outbox (next_attempt_at) where status = 'pending'`.execute(db);
+  await sql`create index webhook_outbox_due on webhook_outbox (next_attempt_at) where status = 'pending'`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('webhook_deliveries')
