@@ -29,7 +29,8 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function startWebhookReceiver(path = '/hook'): Promise<WebhookReceiver> {
+/** `port` 0 takes a free one; a given port brings a receiver back where an earlier one was (an outage's end). */
+export async function startWebhookReceiver(path = '/hook', port = 0): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = {
     url: '',
     received: [],
@@ -71,11 +72,12 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
         res.writeHead(status, { 'content-type': 'text/plain' });
         res.end(status >= 200 && status < 300 ? 'ok' : `refused with ${status}`);
       };
-      if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs);
+      // Unref'd: a held answer never keeps the test process alive.
+      if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs).unref();
       else answer();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   return receiver;
 }

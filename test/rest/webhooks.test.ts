@@ -33,7 +33,7 @@ describeEachStore('webhooks', (getStore) => {
     return r;
   };
   before(async () => {
-    server = await startTestServer(getStore(), { WEBHOOK_RETRY_BASE_MS: '20' });
+    server = await startTestServer(getStore(), { WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_TIMEOUT_MS: '2000' });
   });
   after(async () => {
     await server.close();
@@ -203,6 +203,75 @@ describeEachStore('webhooks', (getStore) => {
       assert.equal(r.received[0]?.data.name, 'renamed');
       assert.equal('smtpPassword' in (r.received[0]?.data ?? {}), false);
       assert.equal(r.received[1]?.data.id, got.requestId);
+    });
+
+    it('a target that never answers holds neither capture nor other webhooks', async () => {
+      const ws = await server.workspace();
+      const sandbox = await ws.createSandbox();
+      const stuck = await receiver();
+      stuck.delayMs = 600_000;
+      const healthy = await receiver();
+      const hook = await createHook(ws, stuck, { events: ['request.received'], sandboxId: sandbox.id });
+      await createHook(ws, healthy, { events: ['request.received'], sandboxId: sandbox.id });
+      const sent: string[] = [];
+      for (const n of [1, 2, 3, 4, 5]) {
+        sent.push(
+          (
+            await sendRecorded(server.ports.capture, sandbox.id, {
+              method: 'POST',
+              path: `/s${n}`,
+              body: 'x',
+            })
+          ).requestId,
+        );
+      }
+      await eventually('the healthy webhook to hear all five', () => healthy.received.length === 5);
+      assert.deepEqual(healthy.received.map((e) => e.data.id).sort(), [...sent].sort());
+      const listed = (await (await ws.api(`/sandboxes/${sandbox.id}/requests`)).json()) as {
+        items: unknown[];
+      };
+      assert.equal(listed.items.length, 5);
+      const timedOut = await eventually('a timed-out attempt in the log', async () => {
+        const page = (await (await ws.api(`/webhooks/${hook.id}/deliveries`)).json()) as {
+          items: Array<Record<string, any>>;
+        };
+        return page.items.find((d) => d.outcome === 'retrying');
+      });
+      assert.equal(timedOut.statusCode, null);
+      assert.match(timedOut.error, /no answer within 2000 ms/);
+    });
+
+    it('delivers everything once the receiver is back after an outage', async () => {
+      const ws = await server.workspace();
+      const sandbox = await ws.createSandbox();
+      const before = await receiver();
+      const port = Number(new URL(before.url).port);
+      const hook = await createHook(ws, before, { events: ['request.received'], sandboxId: sandbox.id });
+      await before.close();
+      const sent: string[] = [];
+      for (const n of [1, 2, 3]) {
+        sent.push(
+          (
+            await sendRecorded(server.ports.capture, sandbox.id, {
+              method: 'POST',
+              path: `/o${n}`,
+              body: 'x',
+            })
+          ).requestId,
+        );
+      }
+      await eventually('refused attempts in the log', async () => {
+        const page = (await (await ws.api(`/webhooks/${hook.id}/deliveries`)).json()) as {
+          items: Array<Record<string, any>>;
+        };
+        return page.items.filter((d) => /refused the connection/.test(d.error ?? '')).length >= 6;
+      });
+      const back = await startWebhookReceiver('/hook', port);
+      receivers.push(back);
+      back.secret = hook.secret;
+      await eventually('all three after the outage', () => back.received.length >= 3, 60_000);
+      assert.deepEqual(back.received.map((e) => e.data.id).sort(), [...sent].sort());
+      assert.equal(back.ids().size, 3);
     });
   });
 
