@@ -10,7 +10,7 @@ import { eventIds, type EventIds } from '../liveEvents/eventIds.ts';
 import { toLiveEvent } from '../liveEvents/storedEvents.ts';
 import type { LiveEvent } from '../liveEvents/types.ts';
 import { newId } from '../random.ts';
-import { eventIdKey, readEventsAfter } from '../store/repos/liveEvents.ts';
+import { eventIdKey, readEventsAfter, type PositionText } from '../store/repos/liveEvents.ts';
 import {
   claimDueOutbox,
   fanoutWebhooks,
@@ -19,8 +19,8 @@ import {
   nextDueAt,
   recordAttempt,
   releaseClaims,
+  readFanoutCursor,
   setFanoutCursor,
-  skipFanoutToXmin,
   type ClaimedRow,
   type FanoutWebhook,
   type NewOutboxRow,
@@ -39,6 +39,8 @@ const GIVE_UP_MS = 24 * 3_600_000;
 const MAX_BACKOFF_MS = 3_600_000;
 /** Another process's arrivals are seen through the bus (PostgreSQL NOTIFY); this catches any missed wake. */
 const POLL_MS = 1_000;
+/** The least gap between two runs woken by arrivals. */
+const RERUN_GAP_MS = 20;
 
 /** The event as the event stream's clients see it (the REST adapter's wire form), for the payload. */
 export type WireEvent = (event: LiveEvent) => { id: string; event: string; data: unknown };
@@ -87,19 +89,37 @@ export function startWebhookDelivery(
   const inFlight = new Set<Promise<void>>();
   const leaseMs = options.timeoutMs * 2 + 1_000;
 
+  /** Whether the last look found any webhook: while there is none, arrivals do not wake the fan-out. */
+  let anyHooks = true;
+
+  /**
+   * Where reading starts: the cursor, or the oldest webhook's start when that is later (nothing before it can
+   * match), so a store that had no webhook for a long time does not read its history.
+   */
+  const startOf = (cursor: PositionText, hooks: FanoutWebhook[]): PositionText => {
+    const oldest = hooks.reduce(
+      (min, h) => (BigInt(h.start_xid) < min ? BigInt(h.start_xid) : min),
+      2n ** 64n,
+    );
+    return oldest > BigInt(cursor.xid) ? { xid: String(oldest), seq: '0' } : cursor;
+  };
+
   /** One fan-out transaction; true when more events may be waiting right behind it. */
   const fanOutOnce = async (): Promise<boolean> => {
+    // A look without a lock or a write first: an idle store (or one without webhooks) is only read.
+    const seenHooks = await fanoutWebhooks(db);
+    anyHooks = seenHooks.length > 0;
+    if (!anyHooks) return false;
+    const probe = await readEventsAfter(db, startOf(await readFanoutCursor(db), seenHooks), { limit: 1 });
+    if (probe.rows[0]?.stable !== true) return false;
     ids ??= eventIds(await eventIdKey(db));
     const format = ids;
     return db.transaction().execute(async (trx) => {
       const cursor = await lockFanoutCursor(trx);
       if (cursor === undefined) return false;
       const hooks = await fanoutWebhooks(trx);
-      if (hooks.length === 0) {
-        await skipFanoutToXmin(trx);
-        return false;
-      }
-      const batch = await readEventsAfter(trx, cursor, { limit: FANOUT_BATCH });
+      if (hooks.length === 0) return false;
+      const batch = await readEventsAfter(trx, startOf(cursor, hooks), { limit: FANOUT_BATCH });
       // Only events nothing can commit behind: the cursor never passes a position still filling in.
       const settled = batch.rows.filter((r) => r.stable);
       const last = settled.at(-1);
@@ -256,14 +276,16 @@ export function startWebhookDelivery(
       running = undefined;
       if (again) {
         again = false;
-        wake();
+        // Under an ingest burst every commit wakes the sender: runs follow each other a little apart, so the
+        // store (one connection, embedded) keeps serving capture between them.
+        setTimeout(wake, RERUN_GAP_MS).unref();
       }
     });
     running = run;
   }
 
   const unsubscribe = bus.subscribeAll((event) => {
-    if (event.kind !== 'session_ended') wake();
+    if (anyHooks && event.kind !== 'session_ended') wake();
   });
   const start = options.soleProcess
     ? releaseClaims(db).catch((err: unknown) => options.onError(err, 'releasing webhook claims failed'))

@@ -104,6 +104,8 @@ export function createWebhookService(
         secret,
         created_at: clock.now(),
       });
+      // The sender may have stopped listening to arrivals while there was no webhook.
+      onQueued();
       return { ...toWebhook(row), secret };
     },
 

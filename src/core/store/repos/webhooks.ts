@@ -63,13 +63,14 @@ export async function setFanoutCursor(trx: Kysely<Database>, to: PositionText): 
     where id = 1`.execute(trx);
 }
 
-/**
- * With no webhook at all, the cursor moves to the snapshot's xmin without reading the stream: every transaction
- * below it has ended, and a webhook made later starts after it.
- */
-export async function skipFanoutToXmin(trx: Kysely<Database>): Promise<void> {
-  await sql`update webhook_fanout set event_xid = pg_snapshot_xmin(pg_current_snapshot()), event_seq = 0
-    where id = 1 and event_xid < pg_snapshot_xmin(pg_current_snapshot())`.execute(trx);
+/** The fan-out's position, read without a lock (to see whether there is anything to do). */
+export async function readFanoutCursor(db: Kysely<Database>): Promise<PositionText> {
+  const result = await sql<PositionText>`
+    select event_xid::text as xid, event_seq::text as seq from webhook_fanout where id = 1
+  `.execute(db);
+  const row = result.rows[0];
+  if (row === undefined) throw new Error('webhook_fanout has no row (migration 023 not applied?)');
+  return row;
 }
 
 export type FanoutWebhook = Pick<WebhookRow, 'id' | 'workspace_id' | 'sandbox_id' | 'events' | 'start_xid'>;
