@@ -235,12 +235,12 @@ export function startWebhookDelivery(
     }
   };
 
-  const schedule = async (): Promise<void> => {
+  const schedule = async (checkDue = true): Promise<void> => {
     if (stopped) return;
     // The next poll, or sooner when a retry falls due before it.
     let delay = POLL_MS;
     try {
-      const due = await nextDueAt(db);
+      const due = checkDue ? await nextDueAt(db) : undefined;
       if (due !== undefined) delay = Math.min(delay, Math.max(0, due.getTime() - clock.now().getTime()));
     } catch (err) {
       options.onError(err, 'reading the next webhook retry time failed');
@@ -258,6 +258,8 @@ export function startWebhookDelivery(
     } catch (err) {
       options.onError(err, 'webhook fan-out failed; it runs again shortly');
     }
+    // Without a webhook there is no outbox row (they go with their webhook): an idle store is read once a poll.
+    if (!anyHooks) return schedule(false);
     try {
       await sendDue();
     } catch (err) {
