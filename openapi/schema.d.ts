@@ -654,6 +654,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description The workspace's webhooks, newest first. Secrets are never listed.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Subscribes a URL to live event types of the workspace, or of one sandbox (`sandboxId`). Each
+         *     event committed after the webhook is POSTed to the URL as JSON `{type, timestamp, eventId,
+         *     data}` (`data` as the event stream shows it), signed per the Standard Webhooks specification
+         *     (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256>`), at least
+         *     once: any 2xx answer counts as delivered; other answers and timeouts (`WEBHOOK_TIMEOUT_MS`,
+         *     default 10 s) are retried with exponential backoff (`WEBHOOK_RETRY_BASE_MS`, default 5 s,
+         *     doubling, at most an hour apart) for 24 hours, then the event is marked failed. Redirects are
+         *     not followed. Receivers drop repeats by `webhook-id`.
+         *
+         *     The target must be allowed: by `WEBHOOK_TARGETS` (hosts or CIDRs) when set; otherwise public
+         *     addresses, and loopback addresses when the service is bound to loopback. A refused target is a
+         *     400 naming the rule. The `secret` (`whsec_…`) is in this response only.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description The webhook without its secret.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes the webhook with its pending deliveries and its delivery log; nothing more is sent
+         *     (an attempt already on the wire may still arrive).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook's delivery attempts
+         * @description Every attempt, newest first, with its outcome, HTTP status, duration and the first kilobyte of the answer.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test ping
+         * @description Queues a `webhook.ping` event (`data: {webhookId}`) for the webhook. It is sent, retried and
+         *     logged like any event; its `webhook-id` is returned as `messageId`.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/authorizations/{requestId}": {
         parameters: {
             query?: never;
@@ -1448,6 +1558,85 @@ export interface components {
         ApiKeyPage: {
             items: components["schemas"]["ApiKey"][];
             nextCursor: string | null;
+        };
+        /** @enum {string} */
+        WebhookEventType: "message.received" | "message.updated" | "message.deleted" | "messages.cleared" | "request.received" | "request.updated" | "request.deleted" | "requests.cleared" | "sandbox.created" | "sandbox.updated" | "sandbox.deleted";
+        CreateWebhook: {
+            /** @description An http or https URL whose host is allowed (see `POST /webhooks`). */
+            url: string;
+            /**
+             * Format: uuid
+             * @description Only this sandbox's events; null or absent means the whole workspace.
+             */
+            sandboxId?: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            description?: string | null;
+        };
+        Webhook: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** Format: uuid */
+            sandboxId: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CreatedWebhook: components["schemas"]["Webhook"] & {
+            /**
+             * @description `whsec_` and the base64 signing key. Returned only in this response; it cannot be
+             *     recovered later.
+             */
+            secret: string;
+        };
+        WebhookPage: {
+            items: components["schemas"]["Webhook"][];
+            nextCursor: string | null;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** @description The `webhook-id` sent, the same on every attempt of one event. */
+            messageId: string;
+            /** @description The event type, or `webhook.ping`. */
+            eventType: string;
+            /**
+             * Format: int32
+             * @description 1 for the first attempt.
+             */
+            attempt: number;
+            /**
+             * @description `failed`: the last attempt; retries stopped 24 hours after the event.
+             * @enum {string}
+             */
+            outcome: "delivered" | "retrying" | "failed";
+            /**
+             * Format: int32
+             * @description The target's HTTP status; null when no answer came.
+             */
+            statusCode: number | null;
+            /** Format: int32 */
+            durationMs: number;
+            /** @description The first kilobyte of the answer's body. */
+            responseExcerpt: string | null;
+            /** @description Why the attempt did not count as delivered. */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt falls due (`retrying` only).
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            at: string;
+        };
+        WebhookDeliveryPage: {
+            items: components["schemas"]["WebhookDelivery"][];
+            nextCursor: string | null;
+        };
+        WebhookPing: {
+            /** @description The `webhook-id` the ping is sent with. */
+            messageId: string;
         };
         /** @description A sandbox as live events show it; the same as `Sandbox` without `smtpPassword`. */
         LiveSandbox: {
@@ -3038,6 +3227,184 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, at least 1, default 50. Values above 200 are accepted and clamped to 200 (the
+                 *     effective maximum).
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor, the `nextCursor` of the previous page. A malformed cursor is 400. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The webhook was created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, at least 1, default 50. Values above 200 are accepted and clamped to 200 (the
+                 *     effective maximum).
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor, the `nextCursor` of the previous page. A malformed cursor is 400. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping was queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPing"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

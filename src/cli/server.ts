@@ -21,6 +21,8 @@ import { VERSION } from './version.ts';
 import { createCaptureSmtpServer } from '../smtp/captureServer.ts';
 import { loadTlsCredentials } from '../smtp/tlsCredentials.ts';
 import { startSweeps, type Sweeps } from './sweeps.ts';
+import type { WebhookSender } from '../core/webhooks/delivery.ts';
+import { liveEventWire } from '../rest/routes/events.ts';
 
 export interface RunningServer {
   core: Core;
@@ -173,6 +175,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
 
   let ready = false;
   let sweeps: Sweeps | undefined;
+  let webhookSender: WebhookSender | undefined;
   const started: NetServer[] = [];
   const smtpServers: SMTPServer[] = [];
   /** The listeners besides the API, named for /readyz. */
@@ -180,6 +183,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
   const stopAll = async () => {
     ready = false;
     const sweepsStopped = sweeps?.stop();
+    // Deliveries in flight are recorded before the store closes (each ends within WEBHOOK_TIMEOUT_MS).
+    const webhooksStopped = webhookSender?.stop();
     // Open waits answer with their timeout reply so the API can close.
     core.waits.endAll();
     // Event streams end cleanly (their clients reconnect to another process, or after the restart).
@@ -187,7 +192,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     const forceApi = setTimeout(() => api.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await Promise.allSettled([api.close(), ...started.map(closeServer), ...smtpServers.map(closeSmtp)]);
     clearTimeout(forceApi);
-    await Promise.allSettled([bus.close(), redis?.quit(), sweepsStopped]);
+    await Promise.allSettled([bus.close(), redis?.quit(), sweepsStopped, webhooksStopped]);
     await store.close();
   };
   // Node raised the soft limit to the hard one at start; the API listener may take all of it but FD_RESERVE.
@@ -254,6 +259,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     // Made now, so the banner and the dashboard show it before the first mail arrives.
     const catchAll = inboundPort === null ? undefined : await core.catchAll.ensure();
     sweeps = startSweeps(core, logger, { intervalSeconds: config.sweepIntervalSeconds });
+    webhookSender = core.startWebhookSender(liveEventWire, (err, what) => logger.warn({ err }, what));
     ready = true;
     logger.info(
       {

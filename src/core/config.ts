@@ -1,6 +1,7 @@
 // The runtime configuration: parsed once from the environment with zod, frozen, passed down.
 import { z } from 'zod';
 import { isValidApiKeyFormat } from './apiKeyFormat.ts';
+import { invalidTargetEntry } from './webhooks/targets.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const optionalString = z
@@ -111,6 +112,9 @@ const envSchema = z.object({
   RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OAUTH_ALLOW_PRIVATE_CLIENT_URLS: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_TARGETS: optionalString,
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(5_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
 
 /** Bind addresses only this machine can reach: OAuth needs no PUBLIC_URL there (issuer is http://host:port). */
@@ -242,11 +246,25 @@ const configSchema = envSchema.transform((e) => {
     oauthEnabled: e.PUBLIC_URL !== undefined || LOOPBACK_HOSTS.has(e.HOST),
     /** Client ID metadata documents may be fetched from private, loopback and link-local addresses (development). */
     oauthAllowPrivateClientUrls: e.OAUTH_ALLOW_PRIVATE_CLIENT_URLS === 'true',
+    webhooks: {
+      /** WEBHOOK_TARGETS: hosts or CIDRs a webhook may target; empty = the default rule (webhookTargets.ts). */
+      targets: (e.WEBHOOK_TARGETS ?? '')
+        .split(',')
+        .map((t) => t.trim().toLowerCase())
+        .filter((t) => t !== ''),
+      /** Loopback targets are allowed by default only when no other machine can reach the service. */
+      loopbackBound: LOOPBACK_HOSTS.has(e.HOST),
+      /** The first retry waits this long, each next one twice as long (capped at an hour). */
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      /** One delivery attempt's limit, connection to last byte. */
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
     /** Messages at least this large are parsed on a worker pool; Infinity (unset) parses all on the main thread. */
   };
   // Frozen in place, so the type stays the plain one callers may copy and adjust (loadConfig freezes the top).
   Object.freeze(config.limits);
   Object.freeze(config.connectionsPerIp);
+  Object.freeze(config.webhooks);
   return config;
 });
 
@@ -265,6 +283,12 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   const config = parsed.data;
   if ((config.smtpTlsCert === undefined) !== (config.smtpTlsKey === undefined)) {
     throw new ConfigError('Invalid environment:\n  SMTP_TLS_CERT and SMTP_TLS_KEY must be set together');
+  }
+  const badTarget = invalidTargetEntry(config.webhooks.targets);
+  if (badTarget !== undefined) {
+    throw new ConfigError(
+      `Invalid environment:\n  WEBHOOK_TARGETS: ${badTarget} is not a host name, an IP address or a CIDR`,
+    );
   }
   return Object.freeze(config);
 }

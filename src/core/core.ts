@@ -32,6 +32,8 @@ import { createWaitService } from './waits.ts';
 import type { Store } from './store/openStore.ts';
 import { createStoreWriters } from './store/writers.ts';
 import { createWorkspaceService } from './workspaces.ts';
+import { startWebhookDelivery, type WebhookSender, type WireEvent } from './webhooks/delivery.ts';
+import { createWebhookService } from './webhooks/service.ts';
 
 export interface CoreDeps {
   store: Store;
@@ -123,6 +125,8 @@ export function createCore({
   );
   const sandboxes = createSandboxService(db, clock, endpoints, bus, (id) => catchAll.is(id));
   const ingestMail = createMailIngest(clock, bus, writers.messages);
+  const webhookPolicy = { targets: config.webhooks.targets, loopbackBound: config.webhooks.loopbackBound };
+  let webhookSender: WebhookSender | undefined;
   return {
     config,
     clock,
@@ -168,6 +172,23 @@ export function createCore({
     oauth,
     /** Export and import of a sandbox's streams (`sandtrap export`, `sandtrap import`). */
     backup: createBackupService(db, clock, bus, ingestMail, writers.requests),
+    /** Outgoing webhooks: subscriptions, the delivery log and pings (the sender runs apart, below). */
+    webhooks: createWebhookService(db, clock, webhookPolicy, () => webhookSender?.wake()),
+    /**
+     * Starts this process's webhook fan-out and sender; `wire` is the event stream's wire form (the payload's
+     * `data` is what an SSE client sees).
+     */
+    startWebhookSender: (wire: WireEvent, onError: (err: unknown, what: string) => void): WebhookSender => {
+      webhookSender = startWebhookDelivery(db, clock, bus, {
+        policy: webhookPolicy,
+        retryBaseMs: config.webhooks.retryBaseMs,
+        timeoutMs: config.webhooks.timeoutMs,
+        soleProcess: store.kind === 'pglite',
+        wire,
+        onError,
+      });
+      return webhookSender;
+    },
   };
 }
 

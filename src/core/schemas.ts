@@ -209,3 +209,30 @@ export const listRequestsQuery = searchPageQuery.extend({
 });
 
 export const updateRequestInput = updateMessageInput;
+
+/** The live event types a webhook can subscribe to (the names of the event stream). */
+export const WEBHOOK_EVENT_TYPES = [
+  'message.received',
+  'message.updated',
+  'message.deleted',
+  'messages.cleared',
+  'request.received',
+  'request.updated',
+  'request.deleted',
+  'requests.cleared',
+  'sandbox.created',
+  'sandbox.updated',
+  'sandbox.deleted',
+] as const;
+
+export const createWebhookInput = z.object({
+  url: textMax(2000),
+  sandboxId: uuid.nullish(),
+  events: z
+    .array(z.enum(WEBHOOK_EVENT_TYPES, { message: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }))
+    .min(1, 'name at least one event type')
+    .max(WEBHOOK_EVENT_TYPES.length)
+    .transform((v) => [...new Set(v)]),
+  description: textMax(500).nullish(),
+});
+export type CreateWebhookInput = z.output<typeof createWebhookInput>;

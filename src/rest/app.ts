@@ -34,6 +34,7 @@ import { requestRoutes } from './routes/requests.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { waitRoutes } from './routes/waits.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 export interface ApiOptions {
   core: Core;
@@ -179,6 +180,7 @@ export async function buildApi({
       requestRoutes(v1, core);
       waitRoutes(v1, core);
       eventRoutes(v1, core);
+      webhookRoutes(v1, core);
       consentRoutes(v1, core);
     },
     { prefix: '/api/v1' },

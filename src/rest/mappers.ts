@@ -7,6 +7,7 @@ import type { RequestDetail, RequestSummary } from '../core/requests.ts';
 import type { Page } from '../core/pagination.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
 import type { Account } from '../core/workspaces.ts';
+import type { CreatedWebhook, Webhook, WebhookDelivery } from '../core/webhooks/service.ts';
 import type { components } from '../../openapi/schema.d.ts';
 
 type Schemas = components['schemas'];
@@ -183,5 +184,36 @@ export function requestDetailDto(r: RequestDetail): Schemas['RequestDetail'] {
             sizeBytes: r.response.sizeBytes,
             note: r.response.note,
           },
+  };
+}
+
+export function webhookDto(w: Webhook): Schemas['Webhook'] {
+  return {
+    id: w.id,
+    url: w.url,
+    sandboxId: w.sandboxId,
+    events: w.events as Schemas['WebhookEventType'][],
+    description: w.description,
+    createdAt: w.createdAt.toISOString(),
+  };
+}
+
+export function createdWebhookDto(w: CreatedWebhook): Schemas['CreatedWebhook'] {
+  return { ...webhookDto(w), secret: w.secret };
+}
+
+export function webhookDeliveryDto(d: WebhookDelivery): Schemas['WebhookDelivery'] {
+  return {
+    id: d.id,
+    messageId: d.messageId,
+    eventType: d.eventType,
+    attempt: d.attempt,
+    outcome: d.outcome,
+    statusCode: d.statusCode,
+    durationMs: d.durationMs,
+    responseExcerpt: d.responseExcerpt,
+    error: d.error,
+    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+    at: d.at.toISOString(),
   };
 }

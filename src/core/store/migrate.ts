@@ -26,6 +26,7 @@ import * as m019 from './migrations/019_request_redacted_cookies.ts';
 import * as m020 from './migrations/020_request_reply.ts';
 import * as m021 from './migrations/021_wait_marks_tombstones.ts';
 import * as m022 from './migrations/022_sandbox_password_lookup.ts';
+import * as m023 from './migrations/023_webhooks.ts';
 import * as m026 from './migrations/026_traceparent.ts';
 
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '020_request_reply': m020,
   '021_wait_marks_tombstones': m021,
   '022_sandbox_password_lookup': m022,
+  '023_webhooks': m023,
   '026_traceparent': m026,
 };
 

@@ -152,6 +152,60 @@ export interface ChangeEventsHorizonTable {
   event_seq: string;
 }
 
+/** Outgoing webhooks: a workspace's (or one sandbox's) subscription to live event types (migration 023). */
+export interface WebhooksTable {
+  id: string;
+  workspace_id: string;
+  sandbox_id: string | null;
+  url: string;
+  events: string[];
+  description: string | null;
+  /** `whsec_<base64>`: shown once, kept to sign each delivery. */
+  secret: string;
+  created_at: Date;
+  start_xid: Generated<string>;
+}
+
+/** One event to deliver to one webhook: pending until delivered or given up (migration 023). */
+export interface WebhookOutboxTable {
+  /** The `webhook-id` header: the same on every attempt, so receivers can drop repeats. */
+  id: string;
+  webhook_id: string;
+  event_key: string;
+  event_type: string;
+  /** The exact body sent (and signed) on every attempt. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: Date;
+  /** Set while a process is sending it; a crashed sender's claim lapses at this time. */
+  claimed_until: Date | null;
+  created_at: Date;
+}
+
+/** The log of delivery attempts (migration 023). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  message_id: string;
+  event_type: string;
+  attempt: number;
+  outcome: 'delivered' | 'retrying' | 'failed';
+  status_code: number | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+/** The fan-out's position in the event stream: one row, id 1 (migration 023). */
+export interface WebhookFanoutTable {
+  id: number;
+  event_xid: string;
+  event_seq: string;
+}
+
 /** Secrets every process of one store shares, made on first use (migration 017). */
 export interface ServerSecretsTable {
   name: string;
@@ -250,6 +304,10 @@ export interface Database {
   oauth_grants: OAuthGrantsTable;
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
+  webhooks: WebhooksTable;
+  webhook_outbox: WebhookOutboxTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_fanout: WebhookFanoutTable;
 }
 
 /** Columns the store fills itself: a row as the code reads or writes it leaves them out. */
@@ -270,3 +328,6 @@ export type AuthorizationRequestRow = Selectable<OAuthAuthorizationRequestsTable
 export type GrantRow = Selectable<OAuthGrantsTable>;
 export type CodeRow = Selectable<OAuthCodesTable>;
 export type TokenRow = Selectable<OAuthTokensTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookOutboxRow = Selectable<WebhookOutboxTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -21,7 +21,8 @@ const CLOSE_GRACE_MS = 5_000;
 /** EventSource waits this long before reconnecting after the connection drops. */
 const RETRY_MS = 3_000;
 
-function wire(event: StreamEvent): WireEvent {
+/** An event as stream clients see it; webhooks send the same `data`. */
+export function liveEventWire(event: StreamEvent): WireEvent {
   const { id } = event;
   switch (event.type) {
     case 'message.received':
@@ -51,7 +52,7 @@ const frames = new WeakMap<StreamEvent, string>();
 function frame(event: StreamEvent): string {
   let text = frames.get(event);
   if (text === undefined) {
-    const w = wire(event);
+    const w = liveEventWire(event);
     text = `id: ${w.id}\nevent: ${w.event}\ndata: ${JSON.stringify(w.data)}\n\n`;
     frames.set(event, text);
   }
