@@ -186,6 +186,10 @@ export function createCore({
         soleProcess: store.kind === 'pglite',
         wire,
         onError,
+        onAttempt: (outcome, seconds) => {
+          metrics.webhookAttempts.inc({ outcome });
+          if (seconds !== null) metrics.webhookDelivered.observe(seconds);
+        },
       });
       return webhookSender;
     },

@@ -1,12 +1,14 @@
-// Prometheus metrics (METRICS): what each door accepted and refused, waits and streams, and how long a commit
-// takes to be acknowledged, in one registry per process (prom-client). No label carries a workspace or
-// sandbox id: the per-workspace counters exist only with METRICS_PER_WORKSPACE=on.
+// Prometheus metrics (METRICS): what each door accepted and refused, waits and streams, webhook deliveries,
+// and how long a commit takes to be acknowledged, in one registry per process (prom-client). No label carries
+// a workspace or sandbox id: the per-workspace counters exist only with METRICS_PER_WORKSPACE=on.
 import { timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Seconds buckets from 0.5 ms to 5 s: a commit or a wake-up is milliseconds, a stall is seconds. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+/** Seconds from queued to delivered: milliseconds on the first try, minutes to hours through retries. */
+const WEBHOOK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600, 86400];
 
 export interface MetricsOptions {
   /** Per-workspace counters (a workspace label): off unless METRICS_PER_WORKSPACE=on. */
@@ -75,6 +77,18 @@ export function createMetrics(options: MetricsOptions) {
       help: 'Captures committed together by group commit, by stream',
       labelNames: ['stream'] as const,
       buckets: BATCH_BUCKETS,
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: 'sandtrap_webhook_attempts_total',
+      help: 'Webhook delivery attempts, by outcome (delivered, retrying, failed: given up after 24 h)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    webhookDelivered: new Histogram({
+      name: 'sandtrap_webhook_delivered_seconds',
+      help: "From an event queued for a webhook to the target's 2xx, retries included",
+      buckets: WEBHOOK_BUCKETS,
       registers,
     }),
     workspaceItems: options.perWorkspace

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { sandboxTransport } from '../helpers/mail.ts';
 import { eventually } from '../helpers/poll.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
@@ -94,6 +95,53 @@ describeEachStore('metrics on the API port (METRICS=on)', (getStore) => {
     assert.equal((await waiting).status, 200);
     const text = await scrape(`${server.apiUrl}/metrics`);
     assert.equal(sample(text, 'sandtrap_wait_wake_seconds_count') - before, 1);
+  });
+});
+
+describeEachStore('metrics of webhook deliveries', (getStore) => {
+  // A suite of its own: its `after` (the server and its webhook sender stop) runs before the store is dropped.
+  describe('METRICS=on with a webhook', () => {
+    let server: TestServer;
+    let receiver: WebhookReceiver;
+    before(async () => {
+      server = await startTestServer(getStore(), { METRICS: 'on', WEBHOOK_RETRY_BASE_MS: '20' });
+      receiver = await startWebhookReceiver();
+    });
+    after(async () => {
+      await server.close();
+      await receiver.close();
+    });
+
+    it('count attempts by outcome and time each delivery from queued to 2xx', async () => {
+      const ws = await server.workspace();
+      const sandbox = await ws.createSandbox({ name: 'hooked' });
+      const created = await ws.api('/webhooks', {
+        method: 'POST',
+        body: JSON.stringify({ url: receiver.url, sandboxId: sandbox.id, events: ['request.received'] }),
+      });
+      assert.equal(created.status, 201);
+      receiver.secret = ((await created.json()) as { secret: string }).secret;
+      receiver.answers = [503];
+      await fetch(`${sandbox.captureUrl}/first`, { method: 'POST', body: '{}' });
+      // `received` holds only the deliveries answered 2xx: the 503 is seen in the counters below.
+      await eventually('the delivery after a retry', () =>
+        receiver.received.length >= 1 ? true : undefined,
+      );
+      const text = await eventually('the delivery counted', async () => {
+        const t = await scrape(`${server.apiUrl}/metrics`);
+        return sample(t, 'sandtrap_webhook_attempts_total', { outcome: 'delivered' }) >= 1 ? t : undefined;
+      });
+      assert.equal(sample(text, 'sandtrap_webhook_attempts_total', { outcome: 'retrying' }), 1);
+      assert.equal(sample(text, 'sandtrap_webhook_attempts_total', { outcome: 'delivered' }), 1);
+      assert.equal(sample(text, 'sandtrap_webhook_delivered_seconds_count'), 1);
+      assert.doesNotMatch(
+        text
+          .split('\n')
+          .filter((l) => l.startsWith('sandtrap_webhook'))
+          .join('\n'),
+        UUID,
+      );
+    });
   });
 });
 

@@ -53,6 +53,11 @@ export interface WebhookDeliveryOptions {
   soleProcess: boolean;
   wire: WireEvent;
   onError: (err: unknown, what: string) => void;
+  /**
+   * Told of every attempt (for METRICS): its outcome, and for a delivery the seconds from the event being
+   * queued for this webhook to the target's 2xx.
+   */
+  onAttempt?: (outcome: 'delivered' | 'retrying' | 'failed', deliveredAfterSeconds: number | null) => void;
 }
 
 export interface WebhookSender {
@@ -211,6 +216,7 @@ export function startWebhookDelivery(
         created_at: now,
       },
     );
+    options.onAttempt?.(outcome, ok ? (now.getTime() - row.created_at.getTime()) / 1000 : null);
   };
 
   const sendDue = async (): Promise<void> => {
