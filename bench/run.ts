@@ -11,6 +11,7 @@ const benches = [
   'linearTime.ts',
   'hostileCapture.ts',
   'stalls.ts',
+  'webhooks.ts',
 ];
 const args = process.argv.slice(2);
 let failed = 0;
