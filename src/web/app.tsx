@@ -13,6 +13,7 @@ import { ConsentPage } from './views/oauth/ConsentPage.tsx';
 import { SandboxPage } from './views/sandbox.tsx';
 import { SandboxesPage } from './views/sandboxes.tsx';
 import { SignIn } from './views/signIn.tsx';
+import { WebhooksPage } from './views/webhooks/WebhooksPage.tsx';
 
 type State =
   | { kind: 'checking' }
@@ -105,7 +106,12 @@ function Shell({ session, onSignedOut }: { session: SessionInfo; onSignedOut: ()
           sandtrap
         </Link>
         <nav aria-label="Main">
-          <Link href={paths.sandboxes()} aria-current={route.name === 'sandboxes' ? 'page' : undefined}>
+          {/* Phones leave it to the brand, which goes to the same list: four links do not fit beside Sign out. */}
+          <Link
+            href={paths.sandboxes()}
+            class="nav-home"
+            aria-current={route.name === 'sandboxes' ? 'page' : undefined}
+          >
             Sandboxes
           </Link>
           <Link href={paths.connections()} aria-current={route.name === 'connections' ? 'page' : undefined}>
@@ -113,6 +119,12 @@ function Shell({ session, onSignedOut }: { session: SessionInfo; onSignedOut: ()
             <span class="nav-full">Connected apps</span>
             <span class="nav-short" aria-hidden="true">
               Apps
+            </span>
+          </Link>
+          <Link href={paths.webhooks()} aria-current={route.name === 'webhooks' ? 'page' : undefined}>
+            <span class="nav-full">Webhooks</span>
+            <span class="nav-short" aria-hidden="true">
+              Hooks
             </span>
           </Link>
         </nav>
@@ -128,6 +140,7 @@ function Shell({ session, onSignedOut }: { session: SessionInfo; onSignedOut: ()
         {route.name === 'sandboxes' && <SandboxesPage />}
         {route.name === 'sandbox' && <SandboxPage route={route} />}
         {route.name === 'connections' && <ConnectionsPage />}
+        {route.name === 'webhooks' && <WebhooksPage />}
         {route.name === 'consent' && <ConsentPage requestId={route.requestId} />}
         {route.name === 'notFound' && (
           <>

@@ -7,6 +7,7 @@ export type Route =
   | { name: 'sandboxes' }
   | { name: 'sandbox'; sandboxId: string; tab: SandboxTab; messageId?: string; requestId?: string }
   | { name: 'connections' }
+  | { name: 'webhooks' }
   | { name: 'consent'; requestId: string }
   | { name: 'notFound'; path: string };
 
@@ -15,6 +16,7 @@ export function parseRoute(path: string): Route {
   const parts = path.split('/').filter(Boolean).map(decodeSegment);
   if (parts.length === 0) return { name: 'sandboxes' };
   if (parts[0] === 'connections' && parts.length === 1) return { name: 'connections' };
+  if (parts[0] === 'webhooks' && parts.length === 1) return { name: 'webhooks' };
   if (parts[0] === 'oauth' && parts[1] === 'consent' && parts[2] && parts.length === 3)
     return { name: 'consent', requestId: parts[2] };
   if (parts[0] !== 's' || !parts[1]) return { name: 'notFound', path };
@@ -55,6 +57,7 @@ export const paths = {
   rules: (sandboxId: string) => `/s/${enc(sandboxId)}/rules`,
   setup: (sandboxId: string) => `/s/${enc(sandboxId)}/setup`,
   connections: () => '/connections',
+  webhooks: () => '/webhooks',
   consent: (requestId: string) => `/oauth/consent/${enc(requestId)}`,
 };
 

@@ -232,7 +232,12 @@ describeEachStore('dashboard files', (getStore) => {
     "answers every dashboard route with index.html and the CSP, and /oauth/authorize stays the API's",
     T,
     async () => {
-      for (const path of ['/s', '/connections', '/oauth/consent/0b9c3c1e-6f1e-4d43-9a3c-1c1f0f7d2a11']) {
+      for (const path of [
+        '/s',
+        '/connections',
+        '/webhooks',
+        '/oauth/consent/0b9c3c1e-6f1e-4d43-9a3c-1c1f0f7d2a11',
+      ]) {
         const res = await rawGet(base, path, { 'accept-encoding': 'br, gzip' });
         assert.equal(res.status, 200, path);
         assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', path);

@@ -1,5 +1,5 @@
 // The dashboard's files, built into dist/web at install: index.html for / and every /s/... deep link, for
-// /connections and for the OAuth consent page /oauth/consent/{id} (the app routes in the browser), and
+// /connections, /webhooks and for the OAuth consent page /oauth/consent/{id} (the app routes in the browser), and
 // /assets/<file> named by content hash, so cached for a year and sent precompressed (br or gzip) as the browser
 // accepts, by @fastify/static. Every answer carries a strict CSP without inline script.
 import fastifyStatic from '@fastify/static';
@@ -81,6 +81,7 @@ export async function dashboardRoutes(app: FastifyInstance, webDir: string = DEF
   app.get('/s', { logLevel: 'warn' }, index);
   app.get('/s/*', { logLevel: 'warn' }, index);
   app.get('/connections', { logLevel: 'warn' }, index);
+  app.get('/webhooks', { logLevel: 'warn' }, index);
   // Only the consent page: the rest of /oauth/ is the authorization server's (authorize, token, register, revoke).
   app.get('/oauth/consent/*', { logLevel: 'warn' }, index);
 
