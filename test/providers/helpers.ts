@@ -101,20 +101,25 @@ export async function refusal<E>(p: Promise<unknown>): Promise<E> {
   );
 }
 
+export interface WaitedEmail {
+  status: string;
+  email: { otp: { code: string }; attachments: Array<{ file_name: string | null; content_type: string }> };
+}
+
 /** Starts an MCP `wait_for_email` on the sandbox, sends while it waits, and returns what the wait returned. */
 export async function waitForEmailWhile(
   server: TestServer,
   ws: TestServerWorkspace,
   sandboxId: string,
   send: () => Promise<unknown>,
-): Promise<{ status: string; email: { otp: { code: string } } }> {
+): Promise<WaitedEmail> {
   const mcp = await connectHttp(server.apiUrl, ws.key);
   try {
     const waiting = ok(mcp, 'wait_for_email', { sandbox_id: sandboxId, timeout_seconds: 30 });
     // When the send fails, closing the client ends the wait too: that rejection is not the test's failure.
     waiting.catch(() => undefined);
     await send();
-    return (await waiting) as { status: string; email: { otp: { code: string } } };
+    return (await waiting) as WaitedEmail;
   } finally {
     await mcp.close();
   }

@@ -7,7 +7,16 @@ import Mailgun from 'mailgun.js';
 import nodemailer from 'nodemailer';
 import { listMessages } from '../helpers/mail.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { assertFullSend, header, PNG, readBack, refusal, serverPerSuite, TEXT } from './helpers.ts';
+import {
+  assertFullSend,
+  header,
+  PNG,
+  readBack,
+  refusal,
+  serverPerSuite,
+  TEXT,
+  waitForEmailWhile,
+} from './helpers.ts';
 
 const client = (url: string, key: string) => new Mailgun(FormData).client({ username: 'api', key, url });
 
@@ -15,6 +24,29 @@ type MailgunError = { status: number; details: string; type: string };
 
 describeEachStore('Mailgun messages API', (getStore) => {
   const suite = serverPerSuite(getStore);
+
+  it('wait_for_email over MCP returns a Mailgun send with its code and attachments', async () => {
+    const sb = await suite.ws.createSandbox();
+    const got = await waitForEmailWhile(suite.server, suite.ws, sb.id, () =>
+      client(sb.providerBaseUrls.mailgun, sb.smtpPassword).messages.create('mg.example.test', {
+        from: 'app@example.test',
+        to: ['ann@example.test'],
+        subject: 'Your sign-in code',
+        text: TEXT,
+        attachment: {
+          filename: 'terms.pdf',
+          data: Buffer.from('%PDF-1.4 terms'),
+          contentType: 'application/pdf',
+        },
+      }),
+    );
+    assert.equal(got.status, 'received');
+    assert.equal(got.email.otp.code, '493817');
+    assert.deepEqual(
+      got.email.attachments.map((a) => [a.file_name, a.content_type]),
+      [['terms.pdf', 'application/pdf']],
+    );
+  });
 
   it('captures a multipart send with cc, bcc, reply-to, an inline image, an attachment, headers and tags', async () => {
     const sb = await suite.ws.createSandbox();

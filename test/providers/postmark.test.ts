@@ -5,7 +5,17 @@ import { it } from 'node:test';
 import * as postmark from 'postmark';
 import { listMessages } from '../helpers/mail.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { assertFullSend, header, HTML, PNG, readBack, refusal, serverPerSuite, TEXT } from './helpers.ts';
+import {
+  assertFullSend,
+  header,
+  HTML,
+  PNG,
+  readBack,
+  refusal,
+  serverPerSuite,
+  TEXT,
+  waitForEmailWhile,
+} from './helpers.ts';
 
 /** The SDK's documented options: requestHost without scheme, useHttps off for a plain-http listener. */
 function client(baseUrl: string, token: string): postmark.ServerClient {
@@ -18,6 +28,33 @@ function client(baseUrl: string, token: string): postmark.ServerClient {
 
 describeEachStore('Postmark email API', (getStore) => {
   const suite = serverPerSuite(getStore);
+
+  it('wait_for_email over MCP returns a Postmark send with its code and attachments', async () => {
+    const sb = await suite.ws.createSandbox();
+    const got = await waitForEmailWhile(suite.server, suite.ws, sb.id, () =>
+      client(sb.providerBaseUrls.postmark, sb.smtpPassword).sendEmail({
+        From: 'app@example.test',
+        To: 'ann@example.test',
+        Subject: 'Your sign-in code',
+        TextBody: TEXT,
+        HtmlBody: HTML,
+        Attachments: [
+          {
+            Name: 'logo.png',
+            Content: PNG.toString('base64'),
+            ContentType: 'image/png',
+            ContentID: 'cid:logo@app',
+          },
+        ],
+      }),
+    );
+    assert.equal(got.status, 'received');
+    assert.equal(got.email.otp.code, '493817');
+    assert.deepEqual(
+      got.email.attachments.map((a) => [a.file_name, a.content_type]),
+      [['logo.png', 'image/png']],
+    );
+  });
 
   it('captures /email with cc, bcc, reply-to, an inline image, an attachment, headers, tag and metadata', async () => {
     const sb = await suite.ws.createSandbox();

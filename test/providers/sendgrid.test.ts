@@ -6,7 +6,16 @@ import { Client } from '@sendgrid/client';
 import { MailService } from '@sendgrid/mail';
 import { listMessages } from '../helpers/mail.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { assertFullSend, header, HTML, PNG, readBack, serverPerSuite, TEXT } from './helpers.ts';
+import {
+  assertFullSend,
+  header,
+  HTML,
+  PNG,
+  readBack,
+  serverPerSuite,
+  TEXT,
+  waitForEmailWhile,
+} from './helpers.ts';
 
 function mailer(baseUrl: string, key: string) {
   const client = new Client();
@@ -20,6 +29,34 @@ function mailer(baseUrl: string, key: string) {
 
 describeEachStore('SendGrid v3 mail send', (getStore) => {
   const suite = serverPerSuite(getStore);
+
+  it('wait_for_email over MCP returns a SendGrid send with its code and attachments', async () => {
+    const sb = await suite.ws.createSandbox();
+    const got = await waitForEmailWhile(suite.server, suite.ws, sb.id, () =>
+      mailer(sb.providerBaseUrls.sendgrid, sb.smtpPassword).send({
+        from: 'app@example.test',
+        to: 'ann@example.test',
+        subject: 'Your sign-in code',
+        text: TEXT,
+        html: HTML,
+        attachments: [
+          {
+            content: PNG.toString('base64'),
+            filename: 'logo.png',
+            type: 'image/png',
+            disposition: 'inline',
+            contentId: 'logo@app',
+          },
+        ],
+      }),
+    );
+    assert.equal(got.status, 'received');
+    assert.equal(got.email.otp.code, '493817');
+    assert.deepEqual(
+      got.email.attachments.map((a) => [a.file_name, a.content_type]),
+      [['logo.png', 'image/png']],
+    );
+  });
 
   it('captures a send with cc, bcc, reply-to, an inline image, an attachment, headers and categories', async () => {
     const sb = await suite.ws.createSandbox();
