@@ -243,4 +243,25 @@ wait_healthy
 node .ci/container-traffic.mjs verify "$state"
 phase "a new container on the same volume is healthy and has the data"
 
+# Misconfigured containers exit non-zero with one line saying what to fix (issue 38, bad input).
+refuses() {
+  local what=$1 pattern=$2
+  shift 2
+  local out code=0
+  out=$(podman run --rm "$@" "$IMAGE" 2>&1 >/dev/null | grep -v -i systemd) || true
+  code=$(podman run --rm "$@" "$IMAGE" >/dev/null 2>&1; echo $?)
+  if [ "$code" = 0 ] || [ "$(printf '%s\n' "$out" | grep -c .)" != 1 ] || ! grep -qE "$pattern" <<<"$out"; then
+    say "FAIL: $what: exit $code, said: $out"
+    exit 1
+  fi
+  say "$what: exit $code, one line: $out"
+}
+podman volume create "$VOLUME-ro" >/dev/null
+refuses "a read-only /data" 'DATA_DIR /data is not writable' --volume "$VOLUME-ro:/data:ro"
+podman volume rm --force "$VOLUME-ro" >/dev/null 2>&1 || true
+refuses "an unreachable DATABASE_URL" 'database is unreachable' --env DATABASE_URL=postgres://nobody@127.0.0.1:1/none
+refuses "a taken port" 'already in use' --network host --env HOST=127.0.0.1 --env API_PORT="$port_api" \
+  --env SMTP_PORT=0 --env SMTP_INBOUND_PORT=0 --env CAPTURE_PORT=0 --env DATA_DIR=/tmp/data
+phase "misconfigured containers refuse in one line"
+
 say "OK in $(($(date +%s) - started)) s: image $((size / 1000000)) MB, built in ${build_seconds} s"

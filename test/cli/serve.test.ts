@@ -435,6 +435,22 @@ describe('sandtrap serve: invalid configuration', () => {
     assert.equal(server.stdoutLines.filter((l) => l !== '').length, 0);
   });
 
+  test('a DATA_DIR it may not write exits 2 with one line naming it, not a stack trace', async () => {
+    // Nobody, root included, may make a folder in /sys (a container's volume owned by another user is the same
+    // refusal): EPERM here, EACCES for a user without the permission, EROFS on a read-only mount.
+    const dataDir = '/sys/sandtrap-test-data';
+    const server = await startServerProcess({ dataDir });
+    const code = await server.waitExit(15_000);
+    assert.equal(code, 2, `stderr:\n${server.stderr}`);
+    const lines = server.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, server.stderr);
+    assert.match(
+      lines[0] ?? '',
+      /^sandtrap: DATA_DIR \/sys\/sandtrap-test-data is not writable.*\((EPERM|EACCES|EROFS)\)/,
+    );
+    assert.doesNotMatch(server.stderr, /\n\s+at /);
+  });
+
   test('an out-of-range port and a bad LOG_LEVEL are both named', async () => {
     const server = await startServerProcess({ env: { SMTP_PORT: '70000', LOG_LEVEL: 'loud' } });
     const code = await server.waitExit(15_000);

@@ -5,6 +5,7 @@ import { mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
+import { ConfigError } from '../config.ts';
 
 export class StoreLockedError extends Error {
   override name = 'StoreLockedError';
@@ -88,6 +89,28 @@ function lockedError(dataDir: string, owner: string): StoreLockedError {
 }
 
 export async function lockDataDir(dataDir: string): Promise<DirLock> {
+  try {
+    return await takeLock(dataDir);
+  } catch (err) {
+    throw unwritable(dataDir, err) ?? err;
+  }
+}
+
+/**
+ * A DATA_DIR this process may not write (a container's volume owned by root, a read-only mount) is a setting
+ * to fix, said in one line, not a stack trace from the first file the store touched.
+ */
+function unwritable(dataDir: string, err: unknown): ConfigError | undefined {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return undefined;
+  const who = typeof process.getuid === 'function' ? ` by uid ${process.getuid()}` : '';
+  return new ConfigError(
+    `DATA_DIR ${resolve(dataDir)} is not writable${who} (${code}): make it writable (a container runs as ` +
+      'uid 1000: chown 1000:1000 the volume or bind mount), or set DATA_DIR to a folder that is.',
+  );
+}
+
+async function takeLock(dataDir: string): Promise<DirLock> {
   mkdirSync(dataDir, { recursive: true });
   const { address, file } = lockAddress(dataDir);
   const identity = `${process.pid} ${randomBytes(8).toString('hex')}`;
