@@ -18,7 +18,10 @@ RUN node scripts/build-web.ts
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# esbuild is a production dependency only so that `npm ci --omit=dev` in a checkout builds the dashboard; the
+# image carries the dashboard built in stage 1, so esbuild and its platform binary stay out.
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && rm -rf node_modules/esbuild node_modules/@esbuild node_modules/.bin/esbuild
 COPY src ./src
 COPY scripts/pglite-template.ts ./scripts/
 RUN node scripts/pglite-template.ts && ls node_modules/.cache/sandtrap/pglite-*.tar
