@@ -44,12 +44,14 @@ ENV HOST=0.0.0.0 \
     API_PORT=8025 \
     SMTP_PORT=2587 \
     SMTP_INBOUND_PORT=2525 \
-    CAPTURE_PORT=8026
+    CAPTURE_PORT=8026 \
+    PROBE_PORT=8027
 USER node
 VOLUME /data
-# API and dashboard, SMTP submission, SMTP inbound, HTTP capture.
-EXPOSE 8025 2587 2525 8026
-# GET /readyz on the configured API_PORT (store, start and every listener); plain node, no curl.
+# API and dashboard, SMTP submission, SMTP inbound, HTTP capture, probes.
+EXPOSE 8025 2587 2525 8026 8027
+# GET /readyz on PROBE_PORT (store, start and every listener), a listener no burst of API connections can
+# queue the probe behind; plain node, no curl.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "/app/bin/healthcheck.js"]
 # The flag is the one `npm start` passes (README, memory). Arguments replace `serve`: `docker run … keys generate`.
 ENTRYPOINT ["node", "--max-semi-space-size=4", "/app/bin/sandtrap.js"]

@@ -1,6 +1,6 @@
 // Ingest benchmarks (design section 9): SMTP ingest over STARTTLS + AUTH and over the plain inbound port,
 // mail through a provider's HTTP API (SendGrid v3) beside it, HTTP capture with autocannon (on the embedded store, and on PostgreSQL with --pg), and cold start to
-// /healthz; peers (maildev, Mockoon CLI) on the same run with the same load generators. Everything listens and is driven on 127.0.0.1 only.
+// /healthz; peers (maildev, Mockoon CLI, WireMock standalone) on the same run with the same load generators. Everything listens and is driven on 127.0.0.1 only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -425,7 +425,8 @@ function peerRatioRows(
   workload: (store: Store) => string,
   ours: (store: Store) => { rate: number } | undefined,
   peerRate: number,
-  target: number,
+  /** undefined: reported without a target. */
+  target: number | undefined,
   unit: string,
 ): void {
   for (const store of ['embedded', 'PostgreSQL'] as const) {
@@ -434,9 +435,9 @@ function peerRatioRows(
     const ratio = mine.rate / peerRate;
     rows.push({
       workload: workload(store),
-      target: `>= ${target}x`,
+      target: target === undefined ? '-' : `>= ${target}x`,
       measured: `${ratio.toFixed(2)}x (${mine.rate.toFixed(0)} / ${peerRate.toFixed(0)} ${unit})`,
-      met: ratio >= target,
+      met: target === undefined ? null : ratio >= target,
       ratio,
     });
   }
@@ -814,6 +815,72 @@ if (peers && wants('http')) {
   } catch (err) {
     rows.push({
       workload: 'peer Mockoon CLI HTTP',
+      target: '-',
+      measured: `SKIPPED: ${String(err).slice(0, 200)}`,
+      met: null,
+    });
+  } finally {
+    await peer?.stop();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+// --- peer: WireMock standalone (HTTP), the jar of the `wiremock` npm package on the machine's Java ---------
+
+if (peers && wants('http')) {
+  let peer: Peer | null = null;
+  let cwd: string | null = null;
+  try {
+    // mappings/catch-all.json: any POST -> 200 {} with Content-Type application/json, as Mockoon's.
+    const rootDir = fileURLToPath(new URL('peers/wiremock', import.meta.url));
+    const port = await freePort();
+    cwd = mkdtempSync(join(tmpdir(), 'sandtrap-bench-wiremock-'));
+    peer = spawnPeer(
+      'npx',
+      [
+        '--prefer-offline',
+        '-y',
+        '-p',
+        'wiremock@3.13.2',
+        'wiremock',
+        '--port',
+        String(port),
+        '--bind-address',
+        '127.0.0.1',
+        '--root-dir',
+        rootDir,
+        '--disable-banner',
+      ],
+      cwd,
+    );
+    const started = performance.now();
+    const url = `http://127.0.0.1:${port}/bench/hook`;
+    await waitReady(
+      peer,
+      async () => (await fetch(url, { method: 'POST', body: '{}' })).status === 200,
+      'wiremock',
+    );
+    const startMs = performance.now() - started;
+    const npxPid = peer.child.pid as number;
+    const r = await httpLoad(url, { rss: () => descendantsRss(npxPid), cpuSeconds: () => NaN });
+    rows.push({
+      // Its request journal (in memory, unbounded by default) is what it keeps: nothing survives a restart.
+      workload: `peer WireMock standalone 3.13.2 (Java 17), catch-all POST -> 200 {} (request journal in memory), ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
+      target: '-',
+      measured: `${httpMeasured(r)}; up in ${(startMs / 1000).toFixed(1)} s`,
+      met: null,
+      ...r,
+    });
+    peerRatioRows(
+      (store) => `ratio sandtrap HTTP capture (${store}) / WireMock standalone`,
+      (store) => measured[store].http,
+      r.rate,
+      undefined,
+      'req/s',
+    );
+  } catch (err) {
+    rows.push({
+      workload: 'peer WireMock standalone HTTP',
       target: '-',
       measured: `SKIPPED: ${String(err).slice(0, 200)}`,
       met: null,

@@ -6,30 +6,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { maintainTables } from '../src/core/store/maintenance.ts';
 import { openStore } from '../src/core/store/openStore.ts';
 import type { Database } from '../src/core/store/schema.ts';
+import { closeKeepAlive, keepAliveApi, latencies } from './lib/latency.ts';
 import { freshDatabase } from './lib/pg.ts';
 import { report, type Row } from './lib/report.ts';
 import { seedMessages } from './lib/seed.ts';
 import { generateKey, percentile, startSandtrap, type BenchServer } from './lib/sandtrap.ts';
 
-const SAMPLES = 200;
-const WARMUP = 20;
 const rows: Row[] = [];
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 1 });
-
-async function api(server: BenchServer, path: string, init: { method?: string; body?: string } = {}) {
-  const res = await undiciFetch(`${server.apiUrl}/api/v1${path}`, {
-    ...init,
-    dispatcher: agent,
-    headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${text}`);
-  return text === '' ? undefined : JSON.parse(text);
-}
 
 /** `count` messages (lib/seed.ts), then settled as a store that has grown over time is. */
 async function seed(
@@ -46,24 +32,12 @@ async function seed(
   else await sql`vacuum (analyze) messages`.execute(db);
 }
 
-async function latencies(server: BenchServer, paths: () => string): Promise<number[]> {
-  for (let i = 0; i < WARMUP; i++) await api(server, paths());
-  const out: number[] = [];
-  for (let i = 0; i < SAMPLES; i++) {
-    const path = paths();
-    const t0 = performance.now();
-    await api(server, path);
-    out.push(performance.now() - t0);
-  }
-  return out.sort((a, b) => a - b);
-}
-
 async function measure(server: BenchServer, sandboxId: string, label: string, count: number, met: boolean) {
   const base = `/sandboxes/${sandboxId}/messages`;
   // A cursor deep in the list: page 20 of 50.
   let cursor: string | null = null;
   for (let i = 0; i < 20; i++) {
-    const page: { nextCursor: string | null } = await api(
+    const page: { nextCursor: string | null } = await keepAliveApi(
       server,
       `${base}?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
@@ -111,7 +85,7 @@ async function embedded(count: number): Promise<void> {
   const key = generateKey();
   try {
     let server = await startSandtrap({}, key, dataDir);
-    const sandbox = await api(server, '/sandboxes', {
+    const sandbox = await keepAliveApi(server, '/sandboxes', {
       method: 'POST',
       body: JSON.stringify({ name: 'list' }),
     });
@@ -141,7 +115,7 @@ async function postgres(count: number): Promise<void> {
     const server = await startSandtrap({ DATABASE_URL: fresh.url });
     const store = await openStore({ kind: 'postgres', url: fresh.url, poolSize: 2 });
     try {
-      const sandbox = await api(server, '/sandboxes', {
+      const sandbox = await keepAliveApi(server, '/sandboxes', {
         method: 'POST',
         body: JSON.stringify({ name: 'list' }),
       });
@@ -175,5 +149,5 @@ else {
     met: null,
   });
 }
-await agent.close();
+await closeKeepAlive();
 report('list', rows);

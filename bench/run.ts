@@ -7,11 +7,14 @@ const benches = [
   'events.ts',
   'ingest.ts',
   'list.ts',
+  'search.ts',
   'dashboardScroll.ts',
   'linearTime.ts',
   'hostileCapture.ts',
   'stalls.ts',
   'webhooks.ts',
+  'mockState.ts',
+  'smtpFaults.ts',
 ];
 const args = process.argv.slice(2);
 let failed = 0;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// A container HEALTHCHECK without curl: asks the running server's GET /readyz on the configured HOST and API_PORT.
+// A container HEALTHCHECK without curl: asks the running server's GET /readyz on the configured HOST and
+// PROBE_PORT when set (a listener no flood of API connections queues it behind), else API_PORT.
 // Plain JavaScript with no imports from src/, so a probe every few seconds costs one small Node start.
 // Exit 0 when ready; exit 1 with one line naming what failed (the probe's output is kept by `docker inspect`).
 
@@ -11,7 +12,7 @@ function probeHost(host) {
 }
 
 const host = probeHost((process.env.HOST ?? '127.0.0.1').trim());
-const port = (process.env.API_PORT ?? '').trim() || '8025';
+const port = (process.env.PROBE_PORT ?? '').trim() || (process.env.API_PORT ?? '').trim() || '8025';
 const url = `http://${host}:${port}/readyz`;
 const TIMEOUT_MS = 4_000;
 

@@ -105,6 +105,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts, unread counts and last arrival of sandboxes
+         * @description Additive. For each listed sandbox of the workspace that is live: how many messages and requests
+         *     it holds, how many of each are unread, and when the newest arrived. Counts stop at 10,000 (a
+         *     count of 10,000 means "at least"). Ids that are unknown, expired or of another workspace are
+         *     left out of `items`.
+         */
+        get: operations["getSandboxActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{id}": {
         parameters: {
             query?: never;
@@ -153,6 +176,62 @@ export interface paths {
          *     is 400 naming the field. See `MockRuleInput` for matching and templates.
          */
         put: operations["setSandboxMocks"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{id}/scenarios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read the states of the sandbox's mock scenarios
+         * @description Additive (issue 40). Every (scenario, key) that has left the initial state `Started`, with its
+         *     state; a key not listed is in `Started`. `scenario` narrows the list to one scenario.
+         */
+        get: operations["listSandboxScenarios"];
+        put?: never;
+        post?: never;
+        /**
+         * Reset the sandbox's mock scenarios to `Started`
+         * @description Additive (issue 40). Every key of every scenario (or of `scenario` only) goes back to the
+         *     initial state `Started`. Answers how many keys were reset.
+         */
+        delete: operations["resetSandboxScenarios"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{id}/callbacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the callbacks the sandbox's mock rules queued
+         * @description Additive (issue 40). Each callback a rule queued for a request it answered, newest first,
+         *     with its state (`pending` until delivered, `delivered`, or `failed` once retries stopped 24
+         *     hours after the request) and every attempt. Callbacks go through the webhook outbox, retry
+         *     policy, target policy and delivery log. To wait for one, poll with `requestId` (the
+         *     `X-Sandtrap-Request-Id` of the reply) or `ruleId` until its `status` is `delivered`.
+         */
+        get: operations["listSandboxCallbacks"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -232,6 +311,58 @@ export interface paths {
          * @description Empties the email stream of the sandbox only; captured requests are kept.
          */
         delete: operations["clearMessages"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/messages/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark many messages read or unread
+         * @description Additive. Sets `isRead` on the messages named by `ids`, on those at or before `upTo` in list
+         *     order, on both (AND), or with neither on every message of the sandbox ("mark all read"). Each
+         *     changed message gives a `message.updated` event, as its PATCH would.
+         */
+        post: operations["markManyReadMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/messages/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete many messages
+         * @description Additive. Deletes the messages named by `ids`, those at or before `upTo` in list order (a clear of
+         *     what was seen: messages that arrived after `upTo` stay), or both (AND). At least one of the two
+         *     is required; `DELETE` on the stream still empties all of it. When the stream is empty afterwards
+         *     one `messages.cleared` event is sent, otherwise one `message.deleted` per message. An `upTo` that is
+         *     no longer stored is a 404 and nothing is deleted.
+         */
+        post: operations["deleteManyMessages"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -345,6 +476,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandboxId}/messages/{messageId}/checks/html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * HTML compatibility of a message across email clients
+         * @description The message's HTML part checked against caniemail's data: each feature it uses that some
+         *     client fails (`none`) or only partly supports (`partial`), with the clients, the tested
+         *     versions, caniemail's notes and the feature's line and column in the HTML source, and an
+         *     overall support percentage over every (feature, client) pair. `hasHtml` is false (and the
+         *     lists empty) when the message has no HTML part. Clients the data cannot judge for a feature
+         *     the mail uses are listed in `clientsSkipped`.
+         */
+        get: operations["getMessageHtmlCheck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/messages/{messageId}/checks/spam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Spam-style score of a message from offline rules
+         * @description Runs sandtrap's offline rules (no SpamAssassin daemon): missing Date, Message-ID or From,
+         *     missing List-Unsubscribe, HTML without text or with little text, image-only mail, link text
+         *     showing another domain than the link goes to, capitals and exclamation marks, common spam
+         *     phrases. Each rule that fires is listed with its id, score and an explanation; `score` is
+         *     their sum and `isSpam` is `score >= threshold` (5, as SpamAssassin counts).
+         */
+        get: operations["getMessageSpamCheck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/messages/{messageId}/checks/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the links of a message now
+         * @description Fetches each http(s) link of the message (HTML and text parts, first 100) with GET, reading
+         *     only the status line; redirects are followed up to 5, each hop vetted by the outbound
+         *     webhooks' target policy (`WEBHOOK_TARGETS`, or public addresses and loopback when bound to
+         *     loopback) and connected to the addresses vetted. At most 4 links at a time, 5 s per hop.
+         *     Each link says `ok`, `broken` (4xx/5xx or too many redirects), `refused` (the policy refused a
+         *     hop: `reason` names the rule), `unreachable` (no answer: `reason` says why) or `skipped`
+         *     (not http or https). Nothing is fetched unless this is called.
+         */
+        post: operations["checkMessageLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandboxId}/messages/{messageId}/attachments/{index}": {
         parameters: {
             query?: never;
@@ -365,6 +586,35 @@ export interface paths {
          *     `application/octet-stream` is the fallback); it is always served as a download, never inline.
          */
         get: operations["getMessageAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/messages/{messageId}/parts/{contentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+                /** @description The `contentId` of a part as given in the message's `attachments` list (what a `cid:` URL names), percent-encoded. */
+                contentId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Fetch a part by its Content-ID
+         * @description The bytes of the part whose Content-ID is `contentId`: the target of the `cid:` URLs that the
+         *     `/html` view rewrites, so inline images show. Served exactly as an attachment download (same
+         *     `Content-Disposition`, `nosniff` and `sandbox` CSP); an `<img>` still displays it.
+         */
+        get: operations["getMessagePart"];
         put?: never;
         post?: never;
         delete?: never;
@@ -400,6 +650,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{sandboxId}/requests/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark many requests read or unread
+         * @description Additive. Sets `isRead` on the requests named by `ids`, on those at or before `upTo` in list
+         *     order, on both (AND), or with neither on every request of the sandbox ("mark all read"). Each
+         *     changed request gives a `request.updated` event, as its PATCH would.
+         */
+        post: operations["markManyReadRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/requests/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete many requests
+         * @description Additive. Deletes the requests named by `ids`, those at or before `upTo` in list order (a clear of
+         *     what was seen: requests that arrived after `upTo` stay), or both (AND). At least one of the two
+         *     is required; `DELETE` on the stream still empties all of it. When the stream is empty afterwards
+         *     one `requests.cleared` event is sent, otherwise one `request.deleted` per request. An `upTo` that is
+         *     no longer stored is a 404 and nothing is deleted.
+         */
+        post: operations["deleteManyRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandboxes/{sandboxId}/requests/wait": {
         parameters: {
             query?: never;
@@ -421,6 +723,50 @@ export interface paths {
         get: operations["waitForRequest"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/expectations/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait until conditions over mail and requests hold, or fail
+         * @description Long-poll over both streams at once. Each condition counts the items of one stream (`messages` or
+         *     `requests`) that match its `filter` (the wait filters: `subjectContains`, `fromContains`,
+         *     `capturedFor`, `isRead` for messages; `method`, `pathContains`, `isRead` for requests) and says how
+         *     many there must be: `exactly`, or `atLeast` and/or `atMost` (none given: at least 1).
+         *
+         *     Items count when received at or after `since`; without `since`, from the moment of the call, so
+         *     mail and requests already stored do not count (pass `since` to count them, inclusive as in lists).
+         *     The answer is `pass` once every count is met within `withinSeconds` and then nothing more matched
+         *     any condition for `quietForSeconds`. It is `fail` at once when a condition can no longer hold (a
+         *     count goes over its `exactly`/`atMost`; with `inOrder`, a condition's first match arrives before
+         *     the first match of a condition listed earlier, ordered by `receivedAt`, equal instants in order),
+         *     when a match arrives during the quiet period, or when `withinSeconds` passes with a count short.
+         *     `failure` names the condition, the problem and the offending item; `summary` says it in words;
+         *     each condition lists its `matched` items (the first 50 in arrival order; `count` is whole) and up
+         *     to 5 `closest` items of its stream that did not match (fewest failed filters first, then newest,
+         *     from the stream's newest 50), each with the filters that turned it away (`since` for one received
+         *     before the window).
+         *
+         *     Never marks items read unless `consume` is true, and then only on a pass. Holds one of the key's
+         *     concurrent waits (at most 50) and counts once against the rate limit. A sandbox that expires or
+         *     is deleted meanwhile answers 404 at that moment, as waits do. At shutdown the answer is `fail`
+         *     with problem `interrupted`.
+         */
+        post: operations["waitForExpectation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -453,6 +799,37 @@ export interface paths {
          *     matches `isRead=false` filters again (and a wait with `markRead` can hand it out again).
          */
         patch: operations["updateRequest"];
+        trace?: never;
+    };
+    "/sandboxes/{sandboxId}/requests/{requestId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured HTTP request. */
+                requestId: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a captured request again to a URL
+         * @description Additive. Sends the captured request (its method, headers as captured without the hop-by-hop
+         *     ones, and its body bytes as received) from the server to `url`, and returns the answer. The
+         *     target rules are those of webhooks: `WEBHOOK_TARGETS` (hosts or CIDRs) when set; otherwise
+         *     public addresses, and loopback addresses when the service is bound to loopback. A refused
+         *     target is a 400 naming the rule. Redirects are not followed; the time limit is
+         *     `WEBHOOK_TIMEOUT_MS`. A target that does not answer is still a 200, with `statusCode` null
+         *     and `error` saying why. The answer's body is kept up to 64 KB.
+         */
+        post: operations["replayRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/sandboxes/{sandboxId}/requests/{requestId}/raw": {
@@ -839,6 +1216,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandboxes/{id}/smtp-faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a sandbox's SMTP fault script
+         * @description The saved steps in order, each with `remaining` (matches left for a step with `times`).
+         */
+        get: operations["getSmtpFaults"];
+        /**
+         * Replace a sandbox's SMTP fault script
+         * @description Replaces the ordered list of steps both SMTP ports apply to this sandbox's sessions (`[]`
+         *     clears it); counters start again. At each stage the first step that matches applies (one per
+         *     command): `reply` answers with its code and text instead of ours, `delayMs` holds the reply
+         *     (a timer, the listener keeps serving others), `drop` closes the connection, `accept` answers
+         *     as usual. A step with `times` applies to its next N matches, then later steps get their turn;
+         *     counts are shared by every process. A reply code 421 also closes the connection. A session
+         *     meets its sandbox at AUTH (submission port) or at the first RCPT naming it (inbound port):
+         *     `connect` and `ehlo` steps, and `mail` steps on the inbound port, are applied then, to that
+         *     command's reply. `data` steps apply as the body starts (a `drop` cuts it off), `after-data`
+         *     steps once it arrived and before it is stored; neither applies to a message that also goes to
+         *     another sandbox. A reply or drop stores nothing. Refused with 400 naming the field: an
+         *     unknown stage, a code outside 400-599, not exactly one action, `match` on a stage other than
+         *     `rcpt`, or a step that can never match because an earlier step always applies first.
+         */
+        put: operations["setSmtpFaults"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{id}/smtp-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the SMTP sessions a sandbox's fault script saw
+         * @description Newest first: every session of the sandbox while it had a fault script, with each stage, the
+         *     step that applied and the reply sent. The newest 200 sessions per sandbox are kept.
+         */
+        get: operations["listSmtpSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -958,6 +1398,145 @@ export interface components {
             body: string | null;
             /** @description The fallback rule answers when no other rule matches. */
             isFallback: boolean;
+            delayMs?: components["schemas"]["MockDelay"];
+            fault?: components["schemas"]["MockFault"];
+            /**
+             * Format: int32
+             * @description Additive. The rule answers its next `times` matches, then the next rule is tried.
+             */
+            times?: number;
+            /** @description Additive. The scenario whose state the rule requires or sets. */
+            scenario?: string;
+            requiredState?: string;
+            newState?: string;
+            /** @description Additive. Where the correlation key comes from; absent means the whole sandbox. */
+            stateKey?: string;
+            callbacks?: components["schemas"]["MockCallback"][];
+        };
+        /**
+         * @description Additive (issue 40). Milliseconds to wait (a timer) before answering, after the request is
+         *     recorded: a number, or `{min, max}` for an even draw in the range; at most 25,000.
+         */
+        MockDelay: number | {
+            /** Format: int32 */
+            min: number;
+            /** Format: int32 */
+            max: number;
+        };
+        /**
+         * @description Additive (issue 40). What the capture host does instead of a proper reply, after the request
+         *     is recorded (the record's `response.note` says which fault was applied): `reset` resets the
+         *     connection (TCP RST); `empty` closes it without a byte; `malformed` sends the status line
+         *     and headers with `Transfer-Encoding: chunked`, then a chunk that does not parse; `slow`
+         *     sends the reply with its body in up to 10 pieces spread over `durationMs`. As input, a
+         *     bare string (`"reset"`) is taken for `{"type": "reset"}`. An unknown type is 400.
+         */
+        MockFault: {
+            /** @enum {string} */
+            type: "reset" | "empty" | "malformed" | "slow";
+            /**
+             * Format: int32
+             * @description `slow` only, and required there.
+             */
+            durationMs?: number;
+        };
+        /**
+         * @description `standard-webhooks`: `webhook-id`, `webhook-timestamp` and `webhook-signature` headers, as
+         *     every webhook of this service is signed (a `whsec_` secret is generated when none is sent,
+         *     and returned with the rule). `hmac-sha256`: one header (`header`, default `X-Signature`)
+         *     holding `prefix` then the HMAC-SHA256 of the body keyed with `secret`, `hex` (default) or
+         *     `base64` (GitHub style: `X-Hub-Signature-256`, prefix `sha256=`).
+         */
+        CallbackSigningInput: {
+            /** @enum {string} */
+            scheme: "standard-webhooks" | "hmac-sha256";
+            secret?: string | null;
+            header?: string | null;
+            /** @enum {string|null} */
+            encoding?: "hex" | "base64" | null;
+            prefix?: string | null;
+        };
+        /** @description A callback's signing as stored (see `CallbackSigningInput`). */
+        CallbackSigning: {
+            /** @enum {string} */
+            scheme: "standard-webhooks" | "hmac-sha256";
+            secret: string;
+            header?: string | null;
+            /** @enum {string|null} */
+            encoding?: "hex" | "base64" | null;
+            prefix?: string | null;
+        };
+        /**
+         * @description Additive (issue 40). An outbound request the rule queues after it answers, delivered through
+         *     the webhook outbox: the same retry policy (`WEBHOOK_RETRY_BASE_MS` doubling, given up after
+         *     24 hours), target policy (`WEBHOOK_TARGETS`, judged at save and before each attempt: a URL
+         *     outside it is 400 naming `mocks[i].callbacks[j].url`) and delivery log. `url`, header
+         *     values and `body` are templates over the request answered (the names of the reply's
+         *     templates); the URL's `http(s)://host[:port]` must be written out, templates may follow.
+         *     The list is read with `GET /sandboxes/{id}/callbacks`.
+         */
+        MockCallbackInput: {
+            /**
+             * Format: int32
+             * @description Wait this long after the reply before the first attempt (default 0).
+             */
+            delayMs?: number | null;
+            /** @description Default POST. */
+            method?: string | null;
+            /** @example http://127.0.0.1:3000/webhooks/payments?order={{path.id|url}} */
+            url: string;
+            headers?: {
+                [key: string]: string;
+            } | null;
+            /** @example {"type":"charge.succeeded","order":"{{path.id}}"} */
+            body?: string | null;
+            signing?: components["schemas"]["CallbackSigningInput"] | null;
+        };
+        /** @description A rule's callback as stored (see `MockCallbackInput`). */
+        MockCallback: {
+            /** Format: int32 */
+            delayMs: number;
+            method: string;
+            url: string;
+            headers: {
+                [key: string]: string;
+            };
+            body: string | null;
+            signing: components["schemas"]["CallbackSigning"] | null;
+        };
+        /** @description One callback queued by a rule for one request, with its attempts (oldest first). */
+        QueuedCallback: {
+            /** @description Its message id (the `webhook-id` when signed per Standard Webhooks). */
+            id: string;
+            ruleId: string;
+            /** Format: uuid */
+            requestId: string;
+            method: string;
+            /** @description The URL as rendered for the request. */
+            url: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** Format: int32 */
+            attempts: number;
+            /** Format: date-time */
+            nextAttemptAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        MockCallbackPage: {
+            items: components["schemas"]["QueuedCallback"][];
+            nextCursor: string | null;
+        };
+        ScenarioStates: {
+            states: {
+                scenario: string;
+                /** @description The correlation key's value; empty for a scenario kept per sandbox. */
+                key: string;
+                state: string;
+                /** Format: date-time */
+                updatedAt: string;
+            }[];
         };
         /**
          * @description One rule of a mocks update. A rule answers a captured request with `statusCode`, `headers`
@@ -1035,6 +1614,35 @@ export interface components {
             body?: string | null;
             /** @description Mark this rule as the fallback (at most one per sandbox; default false). */
             isFallback?: boolean | null;
+            delayMs?: components["schemas"]["MockDelay"] | null;
+            fault?: ("reset" | "empty" | "malformed") | components["schemas"]["MockFault"] | null;
+            /**
+             * Format: int32
+             * @description Answer the next `times` matches, then fall through to the next rule. Counted across
+             *     processes; saving the rules starts the count again.
+             */
+            times?: number | null;
+            /**
+             * @description A named state machine. Each (sandbox, scenario, key) starts in `Started`. A rule with
+             *     `requiredState` matches only while the request's key is in that state; a rule with
+             *     `newState` moves the key there when it answers (a compare-and-set: of concurrent
+             *     requests only one moves a state; the others choose again). Read and reset through
+             *     `GET`/`DELETE /sandboxes/{id}/scenarios`. `requiredState`, `newState` or `stateKey`
+             *     without `scenario` is 400.
+             */
+            scenario?: string | null;
+            requiredState?: string | null;
+            newState?: string | null;
+            /**
+             * @description The correlation key: `path.<name>` (a parameter the pattern captures, else 400),
+             *     `header.<name>`, `query.<name>` or `body.<path>` (as in templates). Absent: one state for
+             *     the whole sandbox. A request that lacks the key does not match the rule.
+             * @example path.id
+             * @example header.x-order
+             * @example body.order.id
+             */
+            stateKey?: string | null;
+            callbacks?: components["schemas"]["MockCallbackInput"][] | null;
         };
         CreateSandbox: {
             name: string;
@@ -1187,6 +1795,90 @@ export interface components {
             /** @description `true` marks the request consumed; `false` makes it match `isRead=false` filters again. */
             isRead: boolean;
         };
+        StreamActivity: {
+            /**
+             * Format: int32
+             * @description Items stored, counted up to 10,000.
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Items with `isRead` false, counted up to 10,000.
+             */
+            unread: number;
+            /**
+             * Format: date-time
+             * @description When the newest item arrived; null when the stream is empty.
+             */
+            lastReceivedAt: string | null;
+        };
+        SandboxActivity: {
+            /** Format: uuid */
+            sandboxId: string;
+            messages: components["schemas"]["StreamActivity"];
+            requests: components["schemas"]["StreamActivity"];
+        };
+        SandboxActivityList: {
+            items: components["schemas"]["SandboxActivity"][];
+        };
+        BulkRead: {
+            ids?: string[];
+            /**
+             * Format: uuid
+             * @description Only items at or before this one in list order (newest first).
+             */
+            upTo?: string;
+            /** @default true */
+            isRead: boolean;
+        };
+        BulkReadResult: {
+            /**
+             * Format: int32
+             * @description Items whose flag changed (those that already had it are not counted).
+             */
+            changed: number;
+        };
+        BulkDelete: {
+            ids?: string[];
+            /**
+             * Format: uuid
+             * @description Only items at or before this one in list order; later arrivals stay.
+             */
+            upTo?: string;
+        };
+        BulkDeleteResult: {
+            /** Format: int32 */
+            deleted: number;
+        };
+        ReplayRequest: {
+            /** @description An absolute http or https URL; the captured path and query are not added to it. */
+            url: string;
+        };
+        ReplayResult: {
+            url: string;
+            method: string;
+            /**
+             * Format: int32
+             * @description The target's status; null when it did not answer (see `error`).
+             */
+            statusCode: number | null;
+            /** @description The answer's headers, in order and case. */
+            headers: components["schemas"]["NameValue"][];
+            /** @description The answer's body (its first 64 KB), UTF-8 text or base64 (`bodyEncoding`); null when empty. */
+            body: string | null;
+            /** @enum {string} */
+            bodyEncoding: "utf8" | "base64";
+            bodyTruncated: boolean;
+            /**
+             * Format: int64
+             * @description The whole body's size.
+             */
+            sizeBytes: number;
+            /** @description Why there was no (complete) answer, in words. */
+            error: string | null;
+            /** Format: int32 */
+            durationMs: number;
+        };
         NameValue: {
             name: string;
             value: string;
@@ -1201,6 +1893,11 @@ export interface components {
             contentType: string;
             /** Format: int64 */
             sizeBytes: number;
+            /**
+             * @description The part's Content-ID without angle brackets, which `cid:` URLs in the HTML part name; null when the part has none. Use in `/parts/{contentId}` to fetch the part.
+             * @example logo@example.com
+             */
+            contentId: string | null;
         };
         MessageSummary: {
             /** @description Additive. The W3C Trace Context `traceparent` header the message arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
@@ -1226,6 +1923,80 @@ export interface components {
             sizeBytes: number;
             /** @description Addresses the mail actually arrived on (envelope recipients); not necessarily `to`. */
             capturedFor: string[];
+        };
+        HtmlCheckReport: {
+            hasHtml: boolean;
+            /** @description How many email clients (caniemail `family.platform`) were checked. */
+            clientsChecked: number;
+            /** @description Clients caniemail's data cannot judge for a feature this mail uses. */
+            clientsSkipped: string[];
+            /** @description Per cent over every (feature found, client checked) pair. */
+            total: {
+                supported: number;
+                partial: number;
+                unsupported: number;
+                features: number;
+            };
+            features: components["schemas"]["HtmlCheckFeature"][];
+            /** @description The date of caniemail's data set. */
+            dataDate: string;
+        };
+        HtmlCheckFeature: {
+            /** @example <video> element */
+            title: string;
+            url: string | null;
+            /** @example css */
+            category: string | null;
+            /** @description Where it occurs in the HTML source (1-based); empty when the data gives no position. */
+            positions: {
+                line: number;
+                column: number;
+            }[];
+            clients: {
+                /** @example outlook.windows */
+                client: string;
+                /** @example Outlook Windows */
+                name: string;
+                /** @enum {string} */
+                support: "none" | "partial";
+                versions: string[];
+                notes: string[];
+            }[];
+            score: {
+                supported: number;
+                partial: number;
+                unsupported: number;
+            };
+        };
+        SpamCheckReport: {
+            score: number;
+            threshold: number;
+            isSpam: boolean;
+            hits: {
+                /** @example MISSING_LIST_UNSUBSCRIBE */
+                id: string;
+                score: number;
+                explanation: string;
+            }[];
+        };
+        LinkCheckReport: {
+            /** @description How many http(s) links were fetched. */
+            checked: number;
+            /** @description How many of those were not `ok`. */
+            errors: number;
+            links: {
+                url: string;
+                text: string;
+                /** @enum {string} */
+                status: "ok" | "broken" | "refused" | "unreachable" | "skipped";
+                statusCode: number | null;
+                redirects: {
+                    url: string;
+                    statusCode: number;
+                }[];
+                finalUrl: string;
+                reason: string | null;
+            }[];
         };
         MessageDetail: {
             /** @description Additive. The W3C Trace Context `traceparent` header the message arrived with, when it carried exactly one valid version-00 value (ids not all zeros); null otherwise. A wait that returns the item links its span to this context when the server exports traces (README, "Traces"). */
@@ -1517,6 +2288,107 @@ export interface components {
         Health: {
             /** @example ok */
             status: string;
+        };
+        ExpectationCount: number;
+        ExpectationCondition: {
+            /** @enum {string} */
+            stream: "messages" | "requests";
+            /**
+             * @description The wait filters of the stream, combined with AND; absent or empty matches every item. Messages:
+             *     `subjectContains`, `fromContains` (case-insensitive substrings), `capturedFor` (exact address),
+             *     `isRead`. Requests: `method` (exact), `pathContains` (substring), `isRead`.
+             */
+            filter?: {
+                subjectContains?: string;
+                fromContains?: string;
+                capturedFor?: string;
+                method?: string;
+                pathContains?: string;
+                isRead?: boolean;
+            };
+            exactly?: components["schemas"]["ExpectationCount"];
+            atLeast?: components["schemas"]["ExpectationCount"];
+            atMost?: components["schemas"]["ExpectationCount"];
+        };
+        ExpectationInput: {
+            conditions: components["schemas"]["ExpectationCondition"][];
+            /**
+             * @description The first match of each condition arrives no earlier than that of the one before it.
+             * @default false
+             */
+            inOrder: boolean;
+            /**
+             * @description Every count must be met by then.
+             * @default 30
+             */
+            withinSeconds: number;
+            /**
+             * @description Once every count is met, nothing more may match any condition for this long. `withinSeconds`
+             *     plus `quietForSeconds` is at most 300.
+             * @default 0
+             */
+            quietForSeconds: number;
+            /**
+             * Format: date-time
+             * @description Count items received at or after this instant (default: the moment of the call).
+             */
+            since?: string;
+            /**
+             * @description On a pass, mark every matched item read.
+             * @default false
+             */
+            consume: boolean;
+        };
+        /** @description A message (`subject`, `from`) or a request (`method`, `path`). */
+        ExpectationItem: {
+            /** @enum {string} */
+            stream: "messages" | "requests";
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            receivedAt: string;
+            subject?: string | null;
+            from?: string;
+            method?: string;
+            path?: string;
+        };
+        ExpectationMiss: components["schemas"]["ExpectationItem"] & {
+            /** @description The filters that turned it away (`since` when received before the window). */
+            failedFilters: string[];
+        };
+        ExpectationConditionResult: {
+            /** @enum {string} */
+            stream: "messages" | "requests";
+            /** @description Matching items counted (up to 1001 are read from the store at once). */
+            count: number;
+            /** @description The count is within the condition's bounds. */
+            met: boolean;
+            /** @description The first 50 matching items in arrival order. */
+            matched: components["schemas"]["ExpectationItem"][];
+            closest: components["schemas"]["ExpectationMiss"][];
+        };
+        ExpectationResult: {
+            /** @enum {string} */
+            result: "pass" | "fail";
+            /** @description What held, or what failed, in words. */
+            summary: string;
+            /**
+             * Format: date-time
+             * @description Items counted were received at or after this instant (pass it to run the same window again).
+             */
+            since: string;
+            /** @description Why it failed; null on a pass. */
+            failure: null | {
+                /** @description Index in `conditions` (0 with `interrupted`). */
+                condition: number;
+                /** @enum {string} */
+                problem: "too_few" | "too_many" | "out_of_order" | "not_quiet" | "interrupted";
+                /** @description The offending item (null with `too_few` and `interrupted`). */
+                item: null | components["schemas"]["ExpectationItem"];
+                /** @description With `out_of_order`: the earlier condition whose first match had to come first. */
+                after?: number;
+            };
+            conditions: components["schemas"]["ExpectationConditionResult"][];
         };
         /** @description Problem details (RFC 9457). All members optional; extension members may appear. */
         Problem: {
@@ -1843,6 +2715,91 @@ export interface components {
              */
             event: "reset";
             data: components["schemas"]["LiveReset"];
+        };
+        SmtpFaultReply: {
+            /** Format: int32 */
+            code: number;
+            /** @description One line, sent as is (put the enhanced status code first, e.g. `4.3.0 Try again later`). */
+            text: string;
+        };
+        /** @description One stage and exactly one action (`reply`, `delayMs`, `drop` or `accept`). */
+        SmtpFaultStepInput: {
+            /** @enum {string} */
+            stage: "connect" | "ehlo" | "auth" | "mail" | "rcpt" | "data" | "after-data";
+            /** @description `rcpt` only: the recipient address, `*` for any run of characters, compared without case. */
+            match?: string;
+            reply?: components["schemas"]["SmtpFaultReply"];
+            /**
+             * Format: int32
+             * @description Hold the reply this long (a tarpit), then answer as usual.
+             */
+            delayMs?: number;
+            /**
+             * @description Close the connection without a reply.
+             * @enum {boolean}
+             */
+            drop?: true;
+            /**
+             * @description Answer as usual (and stop later steps from applying to this match).
+             * @enum {boolean}
+             */
+            accept?: true;
+            /**
+             * Format: int32
+             * @description Apply to the next N matches only, then fall through to later steps.
+             */
+            times?: number;
+            /** @description The chance that a match applies; never required. */
+            probability?: number;
+        };
+        SmtpFaultStep: components["schemas"]["SmtpFaultStepInput"] & {
+            /**
+             * Format: int32
+             * @description Matches left for a step with `times`; null for one that always applies.
+             */
+            remaining: number | null;
+        };
+        SmtpFaultsInput: {
+            faults: components["schemas"]["SmtpFaultStepInput"][];
+        };
+        SmtpFaults: {
+            faults: components["schemas"]["SmtpFaultStep"][];
+        };
+        SmtpSessionEvent: {
+            /** @enum {string} */
+            stage: "connect" | "ehlo" | "auth" | "mail" | "rcpt" | "data" | "after-data";
+            /** Format: date-time */
+            at: string;
+            /** @description The step that applied (its index in the saved list), or null. */
+            fault: null | {
+                /** Format: int32 */
+                index: number;
+                /** @enum {string} */
+                action: "reply" | "delay" | "drop" | "accept";
+            };
+            /** @description The reply the client got; null when the connection was dropped instead. */
+            reply: null | components["schemas"]["SmtpFaultReply"];
+            /** @description The stage came before the session met its sandbox and was judged when it did. */
+            deferred?: boolean;
+        };
+        SmtpSession: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            listener: "submission" | "inbound";
+            remoteAddress: string | null;
+            /**
+             * Format: date-time
+             * @description When the session met the sandbox (AUTH, or the first RCPT naming it).
+             */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt: string | null;
+            events: components["schemas"]["SmtpSessionEvent"][];
+        };
+        SmtpSessionPage: {
+            items: components["schemas"]["SmtpSession"][];
+            nextCursor: string | null;
         };
     };
     responses: {
@@ -2259,6 +3216,34 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getSandboxActivity: {
+        parameters: {
+            query: {
+                /** @description Sandbox ids, comma-separated (at most 200). */
+                ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity of each live sandbox named. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxActivityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getSandbox: {
         parameters: {
             query?: never;
@@ -2374,6 +3359,111 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listSandboxScenarios: {
+        parameters: {
+            query?: {
+                scenario?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The states. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScenarioStates"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetSandboxScenarios: {
+        parameters: {
+            query?: {
+                scenario?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many keys were reset. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: int32 */
+                        reset: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CrossSite"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSandboxCallbacks: {
+        parameters: {
+            query?: {
+                ruleId?: string;
+                requestId?: string;
+                /**
+                 * @description Page size, at least 1, default 50. Values above 200 are accepted and clamped to 200 (the
+                 *     effective maximum).
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor, the `nextCursor` of the previous page. A malformed cursor is 400. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of callbacks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockCallbackPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     previewSandboxMocks: {
         parameters: {
             query?: never;
@@ -2446,6 +3536,17 @@ export interface operations {
                  */
                 q?: string;
                 /**
+                 * @description The search language (beside `q`, whose meaning is unchanged). Words must all match, each as the
+                 *     start of a word, in the subject, sender, recipients, the whole text and HTML bodies (as text) or
+                 *     an attachment's file name; `"a quoted phrase"` needs its words next to each other; `-word`
+                 *     leaves matches out. Operators: `from:`, `to:` (recipients and the captured-for address),
+                 *     `subject:`, `has:attachment`, `is:unread`, `is:read`, `before:` and `after:` with a day
+                 *     (`2026-01-31`, UTC: before that day / on or after it) or an ISO 8601 instant. Any term can be
+                 *     negated with `-`. A mistake is a 400 naming `search` with the character it is at and what to do.
+                 * @example from:acme has:attachment -newsletter
+                 */
+                search?: string;
+                /**
                  * @description Exact, case-insensitive match on an address the mail actually arrived on (an envelope
                  *     recipient); not a substring match.
                  */
@@ -2504,6 +3605,72 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markManyReadMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRead"];
+            };
+        };
+        responses: {
+            /** @description How many messages changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkReadResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteManyMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkDelete"];
+            };
+        };
+        responses: {
+            /** @description How many messages were deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkDeleteResult"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2738,6 +3905,99 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getMessageHtmlCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HtmlCheckReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMessageSpamCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpamCheckReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    checkMessageLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkCheckReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getMessageAttachment: {
         parameters: {
             query?: never;
@@ -2775,6 +4035,43 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getMessagePart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured message. */
+                messageId: components["parameters"]["MessageId"];
+                /** @description The `contentId` of a part as given in the message's `attachments` list (what a `cid:` URL names), percent-encoded. */
+                contentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The part's content. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description Always `attachment`, with the part's file name. */
+                    "Content-Disposition": string;
+                    "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listRequests: {
         parameters: {
             query?: {
@@ -2783,6 +4080,16 @@ export interface operations {
                  *     and the name of the mock rule that answered.
                  */
                 q?: string;
+                /**
+                 * @description The search language (beside `q`, whose meaning is unchanged). Words must all match, each as the
+                 *     start of a word, in the path, the query string (decoded), header names and values, or a body
+                 *     that is text (a form's values decoded); `"a quoted phrase"` needs its words next to each
+                 *     other; `-word` leaves matches out. Operators: `is:unread`, `is:read`, and `before:` and
+                 *     `after:` with a day (`2026-01-31`, UTC) or an ISO 8601 instant. A mistake is a 400 naming
+                 *     `search` with the character it is at and what to do.
+                 * @example orders "gift wrap" -is:read
+                 */
+                search?: string;
                 /**
                  * @description Additive. Filter on the read flag of captured requests; `false` selects requests no wait with
                  *     `markRead` has handed out (and not marked read by PATCH).
@@ -2835,6 +4142,72 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markManyReadRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRead"];
+            };
+        };
+        responses: {
+            /** @description How many requests changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkReadResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteManyRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkDelete"];
+            };
+        };
+        responses: {
+            /** @description How many requests were deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkDeleteResult"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2916,6 +4289,39 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    waitForExpectation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpectationInput"];
+            };
+        };
+        responses: {
+            /** @description Pass or fail, with what matched each condition and what came closest. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpectationResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getRequest: {
         parameters: {
             query?: never;
@@ -2988,6 +4394,41 @@ export interface operations {
         };
         responses: {
             204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replayRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                sandboxId: components["parameters"]["SandboxId"];
+                /** @description Id of the captured HTTP request. */
+                requestId: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description The target's answer, or why there was none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayResult"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -3515,6 +4956,104 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CrossSite"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSmtpFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fault script (an empty list when none is set). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmtpFaults"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setSmtpFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmtpFaultsInput"];
+            };
+        };
+        responses: {
+            /** @description The saved script. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmtpFaults"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSmtpSessions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, at least 1, default 50. Values above 200 are accepted and clamped to 200 (the
+                 *     effective maximum).
+                 */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque cursor, the `nextCursor` of the previous page. A malformed cursor is 400. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmtpSessionPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

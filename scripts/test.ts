@@ -3,7 +3,9 @@ import { spawn } from 'node:child_process';
 import { globSync } from 'node:fs';
 import { join } from 'node:path';
 
-const DEFAULT_FLAGS = ['--test', '--test-concurrency=1', '--test-timeout=120000'];
+// A test's own bound, for a test that would otherwise hang: long enough for the process helpers' waits
+// (test/helpers/process.ts) on a machine loaded far beyond its cores.
+const DEFAULT_FLAGS = ['--test', '--test-concurrency=1', '--test-timeout=300000'];
 // test/browser needs Chromium and runs with `npm run test:browser`, so `npm test` passes on a machine without it.
 const BROWSER_TESTS = join('test', 'browser');
 const allTests = () => globSync('test/**/*.test.ts', { exclude: (path) => path === BROWSER_TESTS }).sort();

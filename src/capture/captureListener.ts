@@ -12,6 +12,7 @@ import { logFailure } from '../core/failureLog.ts';
 import { isAppError } from '../core/errors.ts';
 import { problem, requestIdFrom, type ProblemSlug } from '../core/problem.ts';
 import { traceCapture } from './captureSpan.ts';
+import { writeReply } from './faults.ts';
 import { discardBody } from './linger.ts';
 import { routeCapture } from './routing.ts';
 
@@ -142,9 +143,9 @@ export function createCaptureListener(core: Core, logger: Logger): Server {
       );
     }
     core.metrics.workspaceItems?.inc({ workspace: admission.target.workspaceId, stream: 'requests' });
-    // Core built the whole list, Content-Length included, and recorded it with the body as sent.
-    res.writeHead(reply.status, reply.headers.flat());
-    res.end(reply.body);
+    // Core built the whole list, Content-Length included, and recorded it with the body as sent; a rule's
+    // delay or fault is applied now, after the record is committed.
+    await writeReply(res, reply);
   }
 
   const server = createServer(

@@ -16,6 +16,7 @@ import { openStore, type Store } from '../core/store/openStore.ts';
 import { installMcpRoute } from '../mcp/httpRoute.ts';
 import { buildApi, MAX_CONNECTIONS } from '../rest/app.ts';
 import { createMetricsListener } from './metricsListener.ts';
+import { createProbeListener } from './probeListener.ts';
 import { apiConnectionBudget, readFdLimit } from './fdLimit.ts';
 import { VERSION } from './version.ts';
 import { createCaptureSmtpServer } from '../smtp/captureServer.ts';
@@ -27,7 +28,14 @@ import { liveEventWire } from '../rest/routes/events.ts';
 export interface RunningServer {
   core: Core;
   api: FastifyInstance;
-  ports: { api: number; smtp: number; smtpInbound: number | null; capture: number; metrics: number | null };
+  ports: {
+    api: number;
+    smtp: number;
+    smtpInbound: number | null;
+    capture: number;
+    metrics: number | null;
+    probe: number | null;
+  };
   /** The first key of a brand-new store, when this start created it. */
   firstKey: string | undefined;
   /** The inbound port's catch-all sandbox, when SMTP_CATCH_ALL is on and the inbound port listens. */
@@ -180,6 +188,8 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
   const smtpServers: SMTPServer[] = [];
   /** The listeners besides the API, named for /readyz. */
   const listening: Array<{ part: string; server: NetServer }> = [];
+  /** What /readyz reports of each listener, on the API port and on PROBE_PORT alike. */
+  const listenerStates = () => listening.map(({ part, server }) => ({ part, ok: server.listening }));
   const stopAll = async () => {
     ready = false;
     const sweepsStopped = sweeps?.stop();
@@ -209,7 +219,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     core,
     logger,
     isReady: () => ready,
-    listeners: () => listening.map(({ part, server }) => ({ part, ok: server.listening })),
+    listeners: listenerStates,
     mount: (scope) => installMcpRoute(scope, core, VERSION),
     traces: config.traces,
     maxConnections: budget.maxConnections,
@@ -236,6 +246,17 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
     const capturePort = await listen(capture, config.capturePort, config.host, 'CAPTURE_PORT');
     started.push(capture);
     listening.push({ part: 'capture', server: capture });
+    let probePort: number | null = null;
+    if (config.probePort !== undefined) {
+      const probes = createProbeListener({
+        core,
+        isReady: () => ready,
+        listeners: listenerStates,
+      });
+      probePort = await listen(probes, config.probePort, config.host, 'PROBE_PORT');
+      started.push(probes);
+      listening.push({ part: 'probe', server: probes });
+    }
     let metricsPort: number | null = null;
     if (config.metrics.mode === 'listener') {
       const metricsListener = createMetricsListener(core);
@@ -267,6 +288,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         smtp: smtpPort,
         smtpInbound: inboundPort,
         capture: capturePort,
+        probe: probePort,
         store: store.kind,
         fdLimit: fdLimit?.soft ?? null,
         apiMaxConnections: budget.maxConnections,
@@ -287,6 +309,7 @@ export async function startServer(config: Readonly<Config>, options: ServerOptio
         smtpInbound: inboundPort,
         capture: capturePort,
         metrics: metricsPort,
+        probe: probePort,
       },
       close: () => (closing ??= stopAll()),
     };

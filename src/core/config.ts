@@ -32,6 +32,7 @@ const envSchema = z.object({
   SMTP_PORT: port.default(2587),
   SMTP_INBOUND_PORT: port.default(2525),
   CAPTURE_PORT: port.default(8026),
+  PROBE_PORT: port.optional(),
   PUBLIC_SMTP_HOST: optionalString,
   PUBLIC_SMTP_PORT: port.optional(),
   CAPTURE_DOMAIN: optionalString.pipe(
@@ -174,6 +175,8 @@ const configSchema = envSchema.transform((e) => {
     /** 0 disables the inbound listener. */
     smtpInboundPort: e.SMTP_INBOUND_PORT,
     capturePort: e.CAPTURE_PORT,
+    /** /healthz, /livez and /readyz on a listener of their own (src/cli/probeListener.ts); unset = none. */
+    probePort: e.PROBE_PORT,
     publicSmtpHost: e.PUBLIC_SMTP_HOST ?? reachableHost(e.HOST),
     publicSmtpPort: e.PUBLIC_SMTP_PORT ?? e.SMTP_PORT,
     captureDomain: captureDomain.toLowerCase(),

@@ -1,6 +1,7 @@
 // The composition of core: one object built from the store, config and clock, handed to every adapter.
 import { createApiKeyService } from './apiKeys.ts';
 import { createBackupService } from './backup.ts';
+import { createCheckService } from './checks/service.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { EventBus } from './events.ts';
@@ -18,9 +19,14 @@ import { createMessageService } from './messages.ts';
 import { createClientMetadataFetcher } from './oauth/clientMetadataFetch.ts';
 import { createOAuthService } from './oauth/service.ts';
 import { createRateLimits } from './rateLimits.ts';
+import { createReplayService } from './replay/service.ts';
 import { createRequestService } from './requests.ts';
+import { createMockStateService } from './mocks/mockState.ts';
 import { createSandboxService, type Endpoints } from './sandboxes.ts';
 import { createSessionService } from './sessions.ts';
+import { createSmtpFaultService } from './smtpFaults/service.ts';
+
+import { createStreamActions } from './streamActions.ts';
 import { createSweeper } from './sweeps.ts';
 import {
   analyzeGrownTables,
@@ -29,6 +35,7 @@ import {
   type MaintenanceResult,
 } from './store/maintenance.ts';
 import { createWaitService } from './waits.ts';
+import { createExpectationService } from './expectations/service.ts';
 import type { Store } from './store/openStore.ts';
 import { createStoreWriters } from './store/writers.ts';
 import { createWorkspaceService } from './workspaces.ts';
@@ -123,10 +130,11 @@ export function createCore({
       isLive: (id) => smtpAccess.isLive(id),
     },
   );
-  const sandboxes = createSandboxService(db, clock, endpoints, bus, (id) => catchAll.is(id));
-  const ingestMail = createMailIngest(clock, bus, writers.messages);
   const webhookPolicy = { targets: config.webhooks.targets, loopbackBound: config.webhooks.loopbackBound };
+  const sandboxes = createSandboxService(db, clock, endpoints, bus, (id) => catchAll.is(id), webhookPolicy);
+  const ingestMail = createMailIngest(clock, bus, writers.messages);
   let webhookSender: WebhookSender | undefined;
+  const messages = createMessageService(db, clock, bus);
   return {
     config,
     clock,
@@ -137,12 +145,16 @@ export function createCore({
     sessions: createSessionService(db, clock, apiKeys, bus),
     endpoints,
     sandboxes,
-    messages: createMessageService(db, clock, bus),
+    messages,
+    /** Per-message checks: HTML compatibility, spam-style score, and the link check (fetches only when asked). */
+    checks: createCheckService((ws, sid, mid) => messages.get(ws, sid, mid), webhookPolicy),
     ingestMail,
     /** Mail sent through provider HTTP APIs (SendGrid, Postmark, Resend…), captured as Messages. */
     providers: createProviderMailService({ db, clock, limits, access: smtpAccess, ingestMail }),
     /** SMTP commands' admission (login, sender, recipient), as `capture.admit` is for HTTP. */
     smtp: createSmtpAdmission(smtpAccess, limits, catchAll),
+    /** Per-sandbox SMTP fault scripts and the log of the sessions they shaped (both SMTP ports apply them). */
+    smtpFaults: createSmtpFaultService(db, clock, bus),
     /** The inbound port's catch-all sandbox (SMTP_CATCH_ALL). */
     catchAll,
     /** Prometheus metrics (METRICS): the adapters count what they answer. */
@@ -150,8 +162,10 @@ export function createCore({
     /** Whether the store answers now (/readyz). */
     probeStore: () => probeStore(db),
     limits,
-    capture: createCaptureService(db, clock, limits, bus, writers.requests),
+    capture: createCaptureService(db, clock, limits, bus, writers.requests, () => webhookSender?.wake()),
     waits,
+    /** Counts over mail and requests together, in one long poll under the waits' limits. */
+    expectations: createExpectationService(db, clock, bus, expiry, waits, { recheckMs: waitRecheckMs }),
     /** VACUUM/ANALYZE where the store has no autovacuum of its own (embedded); PostgreSQL runs autovacuum. */
     maintainStore: (options?: MaintenanceOptions): Promise<MaintenanceResult> =>
       store.kind === 'pglite' ? maintainTables(db, options) : Promise.resolve({ analyzed: [], vacuumed: [] }),
@@ -169,9 +183,15 @@ export function createCore({
     },
     liveEvents,
     requests: createRequestService(db, clock, bus),
+    /** Bulk marks and deletes on either stream, and each sandbox's activity counts (the dashboard's). */
+    streamActions: createStreamActions(db, clock, bus),
+    /** A captured request sent again to a URL a person gives, under the webhooks' target rules. */
+    replay: createReplayService(db, clock, webhookPolicy, config.webhooks.timeoutMs),
     oauth,
     /** Export and import of a sandbox's streams (`sandtrap export`, `sandtrap import`). */
     backup: createBackupService(db, clock, bus, ingestMail, writers.requests),
+    /** Mock rules' scenario states and queued callbacks (issue 40). */
+    mockState: createMockStateService(db, sandboxes),
     /** Outgoing webhooks: subscriptions, the delivery log and pings (the sender runs apart, below). */
     webhooks: createWebhookService(db, clock, webhookPolicy, () => webhookSender?.wake()),
     /**

@@ -10,10 +10,12 @@ export type ChangeEvent =
   /** `id`: the message, request or sandbox changed. */
   | { kind: 'changed'; sandboxId: string; id: string }
   | { kind: 'sandbox_deleted'; sandboxId: string }
+  /** The sandbox's SMTP fault script was replaced: processes drop their copy (smtpFaults/service.ts). */
+  | { kind: 'smtp_faults'; sandboxId: string }
   | { kind: 'session_ended'; sessionId: string };
 
 /** The events of one sandbox (what `subscribe` hands out). */
-export type SandboxEvent = Exclude<ChangeEvent, { kind: 'session_ended' }>;
+export type SandboxEvent = Exclude<ChangeEvent, { kind: 'session_ended' | 'smtp_faults' }>;
 
 export type Listener = (event: ChangeEvent) => void;
 
@@ -26,7 +28,7 @@ export interface EventTransport {
 }
 
 // A process of an older version drops kinds it does not know (decodeEvent), so a kind can be added.
-const KINDS = new Set(['message', 'request', 'sandbox_deleted', 'changed', 'session_ended']);
+const KINDS = new Set(['message', 'request', 'sandbox_deleted', 'changed', 'session_ended', 'smtp_faults']);
 
 export function encodeEvent(origin: string, e: ChangeEvent): string {
   if (e.kind === 'session_ended') return [origin, e.kind, e.sessionId, ''].join(':');
@@ -38,7 +40,7 @@ export function decodeEvent(payload: string): { origin: string; event: ChangeEve
   if (origin === undefined || kind === undefined || sandboxId === undefined || !KINDS.has(kind))
     return undefined;
   if (kind === 'session_ended') return { origin, event: { kind, sessionId: sandboxId } };
-  if (kind === 'sandbox_deleted') return { origin, event: { kind, sandboxId } };
+  if (kind === 'sandbox_deleted' || kind === 'smtp_faults') return { origin, event: { kind, sandboxId } };
   if (id === undefined || id === '') return undefined;
   return { origin, event: { kind: kind as 'message' | 'request' | 'changed', sandboxId, id } };
 }
@@ -108,7 +110,8 @@ export class EventBus {
 
   private deliver(event: ChangeEvent): void {
     for (const listener of this.everything) listener(event);
-    if (event.kind === 'session_ended') return;
+    // Only caches listen for these (subscribeAll); a sandbox's waits and streams have nothing to read.
+    if (event.kind === 'session_ended' || event.kind === 'smtp_faults') return;
     const set = this.listeners.get(event.sandboxId);
     if (set === undefined) return;
     for (const listener of [...set]) listener(event);

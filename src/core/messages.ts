@@ -20,6 +20,7 @@ import {
 } from './store/repos/messages.ts';
 import { ownedSandboxId } from './ownedSandbox.ts';
 import { listMessagesQuery } from './schemas.ts';
+import { compileSearch } from './search/index.ts';
 import type { AttachmentInfo, Database, NameValue } from './store/schema.ts';
 import { parseId, parseInput } from './validation.ts';
 
@@ -49,6 +50,8 @@ export interface MessageDetail extends Omit<MessageSummary, 'preview' | 'attachm
 
 /** A parsed message list query; `list` takes it, or the query as sent (parsing a parsed one gives the same). */
 export interface MessageListQuery extends Pick<MessageFilter, 'q' | 'capturedFor' | 'since' | 'isRead'> {
+  /** The search language of src/core/search (additive beside `q`). */
+  search?: string | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -116,7 +119,8 @@ export function createMessageService(db: Kysely<Database>, clock: Clock, bus: Ev
       const limit = query.limit ?? DEFAULT_PAGE_SIZE;
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q.trim();
-      const rows = await listMessages(db, id, { ...query, q }, limit + 1, cursor);
+      const search = compileSearch(query.search, 'messages');
+      const rows = await listMessages(db, id, { ...query, q, search }, limit + 1, cursor);
       return toPage(rows, limit, (r) => ({ at: r.received_at, id: r.id }), toSummary);
     },
 
@@ -178,6 +182,19 @@ export function createMessageService(db: Kysely<Database>, clock: Clock, bus: Ev
       const info = parts.attachments[index];
       if (info === undefined) throw notFound(`Attachment ${index} of this message`);
       return { info, content: parts.content ?? Buffer.alloc(0) };
+    },
+
+    /** The part a `cid:` URL names: the first attachment whose Content-ID is `contentId`. */
+    async partByContentId(
+      workspaceId: string,
+      sandboxId: string,
+      messageId: string,
+      contentId: string,
+    ): Promise<{ info: AttachmentInfo; content: Buffer }> {
+      const message = await this.get(workspaceId, sandboxId, messageId);
+      const part = message.attachments.find((a) => a.contentId === contentId);
+      if (part === undefined) throw notFound(`The part with Content-ID "${contentId}" in this message`);
+      return this.attachment(workspaceId, sandboxId, messageId, part.index);
     },
   };
 }

@@ -28,6 +28,7 @@ import {
   type RequestSummaryRow,
 } from './store/repos/requests.ts';
 import { ownedSandboxId } from './ownedSandbox.ts';
+import { compileSearch } from './search/index.ts';
 import type { Database, NameValue, RequestRow } from './store/schema.ts';
 
 export interface RequestSummary {
@@ -88,6 +89,8 @@ export interface RecordedResponse {
 export interface RequestListQuery {
   q?: string | undefined;
   isRead?: boolean | undefined;
+  /** The search language of src/core/search (additive beside `q`). */
+  search?: string | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -218,7 +221,8 @@ export function createRequestService(db: Kysely<Database>, clock: Clock, bus: Ev
       const limit = query.limit ?? DEFAULT_PAGE_SIZE;
       const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q.trim();
-      const rows = await listRequests(db, id, { q, isRead: query.isRead }, limit + 1, cursor);
+      const search = compileSearch(query.search, 'requests');
+      const rows = await listRequests(db, id, { q, isRead: query.isRead, search }, limit + 1, cursor);
       return toPage(rows, limit, (r) => ({ at: r.received_at, id: r.id }), toSummary);
     },
 

@@ -7,6 +7,7 @@ import { notFound } from './errors.ts';
 import type { EventBus } from './events.ts';
 import { changeWithEvent, sandboxChange } from './liveEvents/journal.ts';
 import { PROVIDERS, type ProviderName } from './mail/providers/providerMail.ts';
+import { vetCallbackTargets } from './mocks/callbackRules.ts';
 import { parseMockRules } from './mocks/rules.ts';
 import type { StoredMockRule } from './mocks/types.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from './pagination.ts';
@@ -23,6 +24,7 @@ import {
 } from './store/repos/sandboxes.ts';
 import type { Database, SandboxRow } from './store/schema.ts';
 import { parseId, parseInput } from './validation.ts';
+import type { TargetPolicy } from './webhooks/targets.ts';
 
 export interface Sandbox {
   id: string;
@@ -62,6 +64,8 @@ export function createSandboxService(
   bus: EventBus,
   /** Whether a sandbox is the catch-all (known once it is looked up at start). */
   isCatchAll: (sandboxId: string) => boolean = () => false,
+  /** The webhook target policy, which rules' callbacks are held to when saved (issue 40). */
+  callbackPolicy?: TargetPolicy,
 ) {
   function toSandbox(row: SandboxRow): Sandbox {
     const emailDomain = `${row.id}.${config.captureDomain}`;
@@ -170,6 +174,7 @@ export function createSandboxService(
     async setMocks(workspaceId: string, id: string, update: unknown): Promise<Sandbox> {
       const sandboxId = parseId(id, 'id');
       const mocks = parseMockRules(update);
+      if (callbackPolicy !== undefined) await vetCallbackTargets(mocks, callbackPolicy);
       return updated(workspaceId, (trx) =>
         updateSandbox(trx, workspaceId, sandboxId, clock.now(), { mocks }),
       );

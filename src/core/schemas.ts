@@ -115,6 +115,29 @@ export const updateSandboxInput = z.object({
 });
 
 export const MAX_MOCK_RULES = 100;
+/** A rule's delay (and a slow fault's duration) stays under the capture listener's 30 s request timeout. */
+export const MAX_MOCK_DELAY_MS = 25_000;
+export const MAX_MOCK_CALLBACKS = 5;
+/** A callback may wait up to a day before its first attempt. */
+export const MAX_CALLBACK_DELAY_MS = 86_400_000;
+
+export const mockCallbackInput = z.object({
+  delayMs: intField(0, MAX_CALLBACK_DELAY_MS).nullish(),
+  method: textMax(16).nullish(),
+  url: textMax(2048),
+  headers: z.record(text(), text(), { error: keyMessage }).nullish(),
+  body: textMax(65536).nullish(),
+  signing: z
+    .object({
+      scheme: textMax(32),
+      secret: textMax(200).nullish(),
+      header: textMax(100).nullish(),
+      encoding: z.enum(['hex', 'base64']).nullish(),
+      prefix: textMax(40).nullish(),
+    })
+    .nullish(),
+});
+export type MockCallbackInput = z.output<typeof mockCallbackInput>;
 export const mockRuleInput = z.object({
   id: uuid.nullish(),
   name: textMax(120).nullish(),
@@ -124,6 +147,28 @@ export const mockRuleInput = z.object({
   headers: z.record(text(), text(), { error: keyMessage }).nullish(),
   body: textMax(65536).nullish(),
   isFallback: z.boolean().nullish(),
+  // Issue 40: faults, delays, use counts, scenario state and callbacks; their meaning is checked in mocks/rules.ts.
+  delayMs: z
+    .union([
+      intField(0, MAX_MOCK_DELAY_MS),
+      z.object({ min: intField(0, MAX_MOCK_DELAY_MS), max: intField(0, MAX_MOCK_DELAY_MS) }),
+    ])
+    .nullish(),
+  fault: z
+    .union([
+      textMax(32),
+      z.object({ type: textMax(32), durationMs: intField(1, MAX_MOCK_DELAY_MS).nullish() }),
+    ])
+    .nullish(),
+  times: intField(1, 1_000_000).nullish(),
+  scenario: textMax(120).nullish(),
+  requiredState: textMax(120).nullish(),
+  newState: textMax(120).nullish(),
+  stateKey: textMax(200).nullish(),
+  callbacks: z
+    .array(mockCallbackInput)
+    .max(MAX_MOCK_CALLBACKS, `at most ${MAX_MOCK_CALLBACKS} callbacks per rule`)
+    .nullish(),
 });
 export type MockRuleInput = z.output<typeof mockRuleInput>;
 
@@ -159,8 +204,12 @@ const queryBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((
   message: 'must be true or false',
 });
 
+/** `search=` on the message and request lists (src/core/search parses it). */
+const searchText = textMax(500);
+
 export const listMessagesQuery = pageQuery.extend({
   q: textMax(200).optional(),
+  search: searchText.optional(),
   capturedFor: textMax(320).optional(),
   since: instant.optional(),
   isRead: queryBoolean.optional(),
@@ -204,8 +253,86 @@ export const waitOptionsQuery = z.object({
   onlyNewer: queryBoolean.optional(),
 });
 
+/** The most a condition's count may name: its items are read up to one past it (expectations/service.ts). */
+export const MAX_EXPECTED_COUNT = 1000;
+export const MAX_EXPECTATION_CONDITIONS = 10;
+const expectedCount = intField(0, MAX_EXPECTED_COUNT).optional();
+
+/** The counts of a condition: `exactly`, or `atLeast` and/or `atMost`; none means at least one. */
+const countShape = { exactly: expectedCount, atLeast: expectedCount, atMost: expectedCount };
+
+// Strict objects: a misspelt count or filter ("atleast") would otherwise be dropped and change the expectation.
+const expectationCondition = z
+  .discriminatedUnion(
+    'stream',
+    [
+      z.strictObject({
+        stream: z.literal('messages'),
+        filter: z
+          .strictObject({
+            subjectContains: messageWaitQuery.shape.subjectContains,
+            fromContains: messageWaitQuery.shape.fromContains,
+            capturedFor: messageWaitQuery.shape.capturedFor,
+            isRead: z.boolean({ message: 'must be true or false' }).optional(),
+          })
+          .prefault({}),
+        ...countShape,
+      }),
+      z.strictObject({
+        stream: z.literal('requests'),
+        filter: z
+          .strictObject({
+            method: requestWaitQuery.shape.method,
+            pathContains: requestWaitQuery.shape.pathContains,
+            isRead: z.boolean({ message: 'must be true or false' }).optional(),
+          })
+          .prefault({}),
+        ...countShape,
+      }),
+    ],
+    { error: 'stream must be "messages" or "requests"' },
+  )
+  .superRefine((c, ctx) => {
+    if (c.exactly !== undefined && (c.atLeast !== undefined || c.atMost !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exactly'],
+        message: 'give exactly alone, or atLeast and/or atMost',
+      });
+    }
+    if (c.atLeast !== undefined && c.atMost !== undefined && c.atLeast > c.atMost) {
+      ctx.addIssue({ code: 'custom', path: ['atMost'], message: 'must be at least atLeast' });
+    }
+  });
+
+/** POST /sandboxes/{id}/expectations/wait: counts over both streams, in one long poll as long as a wait's. */
+export const expectationInput = z
+  .strictObject({
+    conditions: z
+      .array(expectationCondition)
+      .min(1, 'give at least one condition')
+      .max(MAX_EXPECTATION_CONDITIONS, `at most ${MAX_EXPECTATION_CONDITIONS} conditions`),
+    inOrder: z.boolean({ message: 'must be true or false' }).default(false),
+    withinSeconds: intField(0, 300).default(30),
+    quietForSeconds: intField(0, 300).default(0),
+    since: instant.optional(),
+    consume: z.boolean({ message: 'must be true or false' }).default(false),
+  })
+  .superRefine((e, ctx) => {
+    // One call never outlasts the longest wait.
+    if (e.withinSeconds <= 300 && e.quietForSeconds <= 300 && e.withinSeconds + e.quietForSeconds > 300) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quietForSeconds'],
+        message: 'withinSeconds plus quietForSeconds must be at most 300',
+      });
+    }
+  });
+export type ExpectationInput = z.output<typeof expectationInput>;
+
 export const listRequestsQuery = searchPageQuery.extend({
   isRead: queryBoolean.optional(),
+  search: searchText.optional(),
 });
 
 export const updateRequestInput = updateMessageInput;
@@ -236,3 +363,45 @@ export const createWebhookInput = z.object({
   description: textMax(500).nullish(),
 });
 export type CreateWebhookInput = z.output<typeof createWebhookInput>;
+
+/** The most items one bulk action names by id (a dashboard selection). */
+export const MAX_BULK_IDS = 500;
+
+const bulkIds = z
+  .array(uuid)
+  .min(1, 'name at least one item')
+  .max(MAX_BULK_IDS, `at most ${MAX_BULK_IDS} ids; use upTo for more`);
+
+/** Marks items of one stream read or unread: those named, those up to `upTo`, or (neither) all of them. */
+export const bulkReadInput = z.object({
+  ids: bulkIds.optional(),
+  upTo: uuid.optional(),
+  isRead: z.boolean({ message: 'must be true or false' }).default(true),
+});
+
+/** Deletes items of one stream: those named and/or those up to `upTo`; the whole stream stays DELETE's. */
+export const bulkDeleteInput = z
+  .object({ ids: bulkIds.optional(), upTo: uuid.optional() })
+  .refine((v) => v.ids !== undefined || v.upTo !== undefined, {
+    message: 'send ids, upTo or both (DELETE on the stream empties all of it)',
+    path: ['ids'],
+  });
+
+/** The most sandboxes one activity read covers (a page of the sandbox list is at most 200). */
+export const MAX_ACTIVITY_IDS = 200;
+
+/** `ids`: comma-separated sandbox ids, as a query string carries them. */
+export const activityQuery = z.object({
+  ids: z
+    .string({ message: 'send the sandbox ids, comma-separated' })
+    .transform((v) => v.split(',').filter((s) => s !== ''))
+    .pipe(
+      z
+        .array(uuid)
+        .min(1, 'name at least one sandbox')
+        .max(MAX_ACTIVITY_IDS, `at most ${MAX_ACTIVITY_IDS} sandboxes`),
+    ),
+});
+
+/** Where to send a captured request again (the same target rules as outgoing webhooks). */
+export const replayInput = z.object({ url: textMax(2000) });

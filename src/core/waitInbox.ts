@@ -11,7 +11,8 @@ export interface InboxOptions {
   expiry: ExpiryWatch;
   sandboxId: string;
   expiresAt: Date | null;
-  kind: 'message' | 'request';
+  /** The stream it watches; `both` for an expectation over mail and requests together. */
+  kind: 'message' | 'request' | 'both';
   /** Look again about this often (jittered), for announcements lost between processes; undefined: never. */
   recheckMs: number | undefined;
   /** While the database is unreachable, look again after this long. */
@@ -38,7 +39,9 @@ export function openWaitInbox(o: InboxOptions): WaitInbox {
     wake?.();
   };
   const unsubscribe = o.bus.subscribe(o.sandboxId, (event) => {
-    if (event.kind === o.kind || event.kind === 'sandbox_deleted') push(event);
+    const wanted =
+      o.kind === 'both' ? event.kind === 'message' || event.kind === 'request' : event.kind === o.kind;
+    if (wanted || event.kind === 'sandbox_deleted') push(event);
   });
   // Announcements of other processes may have been lost while the database was away: look again.
   const unsubscribeResync = o.bus.subscribeResync(() => push('recheck'));

@@ -464,6 +464,43 @@ export function createWaitService(
       );
     },
 
+    /**
+     * Holds a long poll other than a wait (an expectation) under the waits' limits: admitted like a new wait
+     * for its first reads, counted against the key's cap of open waits, and ended by `endAll` at shutdown.
+     * Undefined when the client went away, or shutdown began, before it was let in.
+     */
+    async hold(
+      keyId: string | undefined,
+      signal: AbortSignal | undefined,
+    ): Promise<LongPollHold | undefined> {
+      const leave = await admission.enter(signal);
+      if (leave === undefined) return undefined;
+      let release: () => void;
+      try {
+        release = acquire(keyId);
+      } catch (err) {
+        leave();
+        throw err;
+      }
+      active++;
+      const stopped = new AbortController();
+      const stop = () => stopped.abort();
+      stops.add(stop);
+      let done = false;
+      return {
+        firstReadsDone: leave,
+        shutdown: stopped.signal,
+        release() {
+          if (done) return;
+          done = true;
+          leave();
+          release();
+          stops.delete(stop);
+          active--;
+        },
+      };
+    },
+
     /** Waits open right now (for tests and metrics). */
     active: () => active,
 
@@ -476,3 +513,13 @@ export function createWaitService(
 }
 
 export type WaitService = ReturnType<typeof createWaitService>;
+
+/** A long poll let in under the waits' limits (WaitService.hold). */
+export interface LongPollHold {
+  /** Call once its first reads are done: the next new wait or long poll may read. */
+  firstReadsDone(): void;
+  /** Aborted at shutdown: the long poll answers now. */
+  shutdown: AbortSignal;
+  /** Frees its place (more than once is harmless). */
+  release(): void;
+}

@@ -1,13 +1,15 @@
 // The MCP tools' backend for `sandtrap mcp` over stdio: a running server's REST API through the typed client.
+import type { CheckReports } from '../core/checks/service.ts';
 import { AppError, type ErrorCode } from '../core/errors.ts';
 import type { MessageDetail, MessageSummary } from '../core/messages.ts';
 import type { Page } from '../core/pagination.ts';
 import type { RequestDetail, RequestSummary } from '../core/requests.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
+import type { SmtpFaultStepView, SmtpSessionEvent } from '../core/smtpFaults/types.ts';
 import type { MessageMiss, RequestMiss } from '../core/waitMisses.ts';
 import type { WaitResult } from '../core/waits.ts';
 import type { components, SandtrapClient } from '../client/index.ts';
-import { RemoteInternalError, type McpBackend, type WaitCall } from './backend.ts';
+import { RemoteInternalError, type ExpectItem, type McpBackend, type WaitCall } from './backend.ts';
 import { ToolError } from './toolkit.ts';
 
 type S = components['schemas'];
@@ -159,6 +161,13 @@ function page<D, T>(p: { items: D[]; nextCursor: string | null }, map: (d: D) =>
   return { items: p.items.map(map), nextCursor: p.nextCursor };
 }
 
+function expectItem(i: S['ExpectationItem']): ExpectItem {
+  const receivedAt = date(i.receivedAt);
+  return i.stream === 'messages'
+    ? { stream: 'messages', id: i.id, receivedAt, subject: i.subject ?? null, from: i.from ?? '' }
+    : { stream: 'requests', id: i.id, receivedAt, method: i.method ?? '', path: i.path ?? '' };
+}
+
 const iso = (d: Date | undefined) => (d === undefined ? undefined : d.toISOString());
 
 export function remoteBackend(client: SandtrapClient): McpBackend {
@@ -194,15 +203,51 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
     async deleteSandbox(id) {
       unwrap(await reach(client.DELETE('/sandboxes/{id}', path(id))));
     },
+    async mockScenarios(id, query, reset) {
+      const params = { path: { id }, query };
+      if (reset) unwrap(await reach(client.DELETE('/sandboxes/{id}/scenarios', { params })));
+      const got = unwrap(await reach(client.GET('/sandboxes/{id}/scenarios', { params })));
+      return got.states.map((s) => ({ ...s, updatedAt: date(s.updatedAt) }));
+    },
+    async mockCallbacks(id, query) {
+      const params = { path: { id }, query };
+      return page(unwrap(await reach(client.GET('/sandboxes/{id}/callbacks', { params }))), (c) => ({
+        ...c,
+        status: c.status,
+        nextAttemptAt: date(c.nextAttemptAt),
+        createdAt: date(c.createdAt),
+        deliveries: c.deliveries.map((d) => ({
+          ...d,
+          nextAttemptAt: d.nextAttemptAt === null ? null : date(d.nextAttemptAt),
+          at: date(d.at),
+        })),
+      }));
+    },
     async setMocks(id, update) {
       const body = update as never;
       return sandbox(unwrap(await reach(client.PUT('/sandboxes/{id}/mocks', { ...path(id), body }))));
+    },
+    async setSmtpFaults(id, update) {
+      const body = update as never;
+      const saved = unwrap(await reach(client.PUT('/sandboxes/{id}/smtp-faults', { ...path(id), body })));
+      return saved.faults as SmtpFaultStepView[];
+    },
+    async listSmtpSessions(id, query) {
+      const params = { path: { id }, query };
+      const got = unwrap(await reach(client.GET('/sandboxes/{id}/smtp-sessions', { params })));
+      return page(got, (s) => ({
+        ...s,
+        startedAt: new Date(s.startedAt),
+        endedAt: s.endedAt === null ? null : new Date(s.endedAt),
+        events: s.events as SmtpSessionEvent[],
+      }));
     },
     async listEmails(id, q) {
       const query = {
         limit: q.limit,
         cursor: q.cursor,
         q: q.q,
+        search: q.search,
         capturedFor: q.capturedFor,
         isRead: q.isRead,
         since: iso(q.since),
@@ -219,10 +264,19 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         unwrap(await reach(client.GET('/sandboxes/{sandboxId}/messages/{messageId}', { params }))),
       );
     },
+    async emailChecks(id, messageId, names) {
+      const params = { path: { sandboxId: id, messageId } };
+      const base = '/sandboxes/{sandboxId}/messages/{messageId}/checks' as const;
+      const out: CheckReports = {};
+      if (names.includes('html')) out.html = unwrap(await reach(client.GET(`${base}/html`, { params })));
+      if (names.includes('spam')) out.spam = unwrap(await reach(client.GET(`${base}/spam`, { params })));
+      if (names.includes('links')) out.links = unwrap(await reach(client.POST(`${base}/links`, { params })));
+      return out;
+    },
     async listRequests(id, q) {
       const params = {
         path: sb(id),
-        query: { limit: q.limit, cursor: q.cursor, q: q.q, isRead: q.isRead },
+        query: { limit: q.limit, cursor: q.cursor, q: q.q, search: q.search, isRead: q.isRead },
       };
       return page(
         unwrap(await reach(client.GET('/sandboxes/{sandboxId}/requests', { params }))),
@@ -275,6 +329,37 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
         call.signal,
       );
       return waitAnswer<S['RequestDetail'], RequestDetail, RequestMiss>(res, requestDetail);
+    },
+    async expect(id, input, signal) {
+      const body = { ...input, since: iso(input.since) };
+      const r = unwrap(
+        await reach(
+          client.POST('/sandboxes/{sandboxId}/expectations/wait', { params: { path: sb(id) }, body, signal }),
+          signal,
+        ),
+      );
+      const f = r.failure;
+      return {
+        result: r.result,
+        since: date(r.since),
+        summary: r.summary,
+        failure:
+          f === null
+            ? undefined
+            : {
+                condition: f.condition,
+                problem: f.problem,
+                item: f.item === null ? undefined : expectItem(f.item),
+                after: f.after,
+              },
+        conditions: r.conditions.map((c) => ({
+          stream: c.stream,
+          count: c.count,
+          met: c.met,
+          matched: c.matched.map(expectItem),
+          closest: c.closest.map((m) => ({ ...expectItem(m), failedFilters: m.failedFilters })),
+        })),
+      };
     },
   };
   return backend;

@@ -39,6 +39,15 @@ export const mockRuleSchema = z.object({
   headers: z.record(z.string(), z.string()),
   body: nullableString,
   is_fallback: z.boolean(),
+  // Issue 40's fields, present only on rules that set them (the callbacks as REST returns them).
+  delay_ms: z.union([z.number(), z.object({ min: z.number(), max: z.number() })]).optional(),
+  fault: z.object({ type: z.string(), durationMs: z.number().optional() }).optional(),
+  times: z.number().optional(),
+  scenario: z.string().optional(),
+  required_state: z.string().optional(),
+  new_state: z.string().optional(),
+  state_key: z.string().optional(),
+  callbacks: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
 /** A sandbox with its SMTP password and mock rules (create_sandbox, get_sandbox). */
@@ -77,6 +86,14 @@ export function sandboxView(s: Sandbox): z.infer<typeof sandboxSchema> {
       headers: r.headers,
       body: r.body,
       is_fallback: r.isFallback,
+      ...(r.delayMs === undefined ? {} : { delay_ms: r.delayMs }),
+      ...(r.fault === undefined ? {} : { fault: r.fault }),
+      ...(r.times === undefined ? {} : { times: r.times }),
+      ...(r.scenario === undefined ? {} : { scenario: r.scenario }),
+      ...(r.requiredState === undefined ? {} : { required_state: r.requiredState }),
+      ...(r.newState === undefined ? {} : { new_state: r.newState }),
+      ...(r.stateKey === undefined ? {} : { state_key: r.stateKey }),
+      ...(r.callbacks === undefined ? {} : { callbacks: r.callbacks.map((c) => ({ ...c })) }),
     })),
   };
 }

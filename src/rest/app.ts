@@ -22,19 +22,24 @@ import { providerRoutes } from './providers/routes.ts';
 import { requestIdFor } from './requestId.ts';
 import { requestForLog } from './requestLog.ts';
 import { accountRoutes } from './routes/account.ts';
-import { dashboardRoutes } from './routes/dashboard.ts';
+import { dashboardNotFoundPage, dashboardRoutes } from './routes/dashboard.ts';
 import { eventRoutes } from './routes/events.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { messageCheckRoutes } from './routes/messageChecks.ts';
 import { messageHtmlRoutes } from './routes/messageHtml.ts';
 import { messageRoutes } from './routes/messages.ts';
 import { metricsRoutes } from './metricsRoutes.ts';
 import { probeRoutes, type ReadinessPart } from './probes.ts';
 import { mockPreviewRoutes } from './routes/mockPreview.ts';
+import { mockStateRoutes } from './routes/mockState.ts';
 import { requestRoutes } from './routes/requests.ts';
 import { sandboxRoutes } from './routes/sandboxes.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { waitRoutes } from './routes/waits.ts';
+import { expectationRoutes } from './routes/expectations.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { smtpFaultRoutes } from './routes/smtpFaults.ts';
+import { installTurnGate } from './turnGate.ts';
 
 export interface ApiOptions {
   core: Core;
@@ -134,6 +139,8 @@ export async function buildApi({
     // (`inject` requests have no real socket.)
     if (HOLDS_OPEN.test(request.routeOptions.url ?? '')) request.raw.socket?.setTimeout?.(HOLDING_SOCKET_MS);
   });
+  // Right after the request id, before auth: a burst queues here instead of in one long turn.
+  installTurnGate(app, PROBE_PATHS);
   metricsRoutes(app, core);
   capConnectionsPerAddress(app, {
     perAddress: core.config.connectionsPerIp.api,
@@ -144,7 +151,7 @@ export async function buildApi({
         'API connections refused: too many at once from this address (API_MAX_CONNECTIONS_PER_IP)',
       ),
   });
-  installErrorHandling(app);
+  installErrorHandling(app, dashboardNotFoundPage(webDir));
   const limiters = apiLimiters(core.limits, core.config);
 
   // A probe's connection is not kept alive: probing every few seconds must not hold a socket for good.
@@ -175,10 +182,14 @@ export async function buildApi({
       keyRoutes(v1, core);
       sandboxRoutes(v1, core);
       mockPreviewRoutes(v1, core);
+      mockStateRoutes(v1, core);
+      smtpFaultRoutes(v1, core);
       messageRoutes(v1, core);
       messageHtmlRoutes(v1, core);
+      messageCheckRoutes(v1, core);
       requestRoutes(v1, core);
       waitRoutes(v1, core);
+      expectationRoutes(v1, core);
       eventRoutes(v1, core);
       webhookRoutes(v1, core);
       consentRoutes(v1, core);

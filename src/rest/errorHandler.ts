@@ -51,7 +51,11 @@ function frameworkProblem(err: FastifyError, request: FastifyRequest): ProblemBo
   }
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  /** Answers a browser's unknown page (the dashboard's 404 view); undefined leaves it to the problem below. */
+  notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>,
+): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (isAppError(err)) {
       if (err.retryAfterSeconds !== undefined) reply.header('Retry-After', String(err.retryAfterSeconds));
@@ -74,8 +78,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     );
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
+  app.setNotFoundHandler(async (request, reply) => {
+    const page = await notFoundPage?.(request, reply);
+    if (page !== undefined) return page;
+    return sendProblem(
       reply,
       problem(
         'not-found',
@@ -83,6 +89,6 @@ export function installErrorHandling(app: FastifyInstance): void {
         request.id,
         request.url,
       ),
-    ),
-  );
+    );
+  });
 }

@@ -5,9 +5,12 @@ import type { MessageDetail, MessageSummary } from '../core/messages.ts';
 import type { StoredMockRule } from '../core/mocks/types.ts';
 import type { RequestDetail, RequestSummary } from '../core/requests.ts';
 import type { Page } from '../core/pagination.ts';
+import type { ReplayResult } from '../core/replay/service.ts';
 import type { Sandbox } from '../core/sandboxes.ts';
+import type { SandboxActivity } from '../core/streamActions.ts';
 import type { Account } from '../core/workspaces.ts';
 import type { CreatedWebhook, Webhook, WebhookDelivery } from '../core/webhooks/service.ts';
+import type { SmtpFaultStepView, SmtpSession } from '../core/smtpFaults/types.ts';
 import type { components } from '../../openapi/schema.d.ts';
 
 type Schemas = components['schemas'];
@@ -29,6 +32,15 @@ export function mockRuleDto(r: StoredMockRule): Schemas['MockRule'] {
     headers: r.headers,
     body: r.body,
     isFallback: r.isFallback,
+    // Issue 40's fields appear only on rules that set them.
+    ...(r.delayMs === undefined ? {} : { delayMs: r.delayMs }),
+    ...(r.fault === undefined ? {} : { fault: r.fault }),
+    ...(r.times === undefined ? {} : { times: r.times }),
+    ...(r.scenario === undefined ? {} : { scenario: r.scenario }),
+    ...(r.requiredState === undefined ? {} : { requiredState: r.requiredState }),
+    ...(r.newState === undefined ? {} : { newState: r.newState }),
+    ...(r.stateKey === undefined ? {} : { stateKey: r.stateKey }),
+    ...(r.callbacks === undefined ? {} : { callbacks: r.callbacks }),
   };
 }
 
@@ -126,7 +138,8 @@ export function messageDetailDto(m: MessageDetail): Schemas['MessageDetail'] {
     textBody: m.textBody,
     htmlBody: m.htmlBody,
     headers: m.headers,
-    attachments: m.attachments,
+    // Rows stored before contentId existed have no such key: null, as for a part without a Content-ID.
+    attachments: m.attachments.map((a) => ({ ...a, contentId: a.contentId ?? null })),
     parseError: m.parseError,
     // Read-back for people and test suites as for agents: the code and links, extracted on read.
     otp: extractOtp(otpInputOf(m)),
@@ -216,4 +229,32 @@ export function webhookDeliveryDto(d: WebhookDelivery): Schemas['WebhookDelivery
     nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
     at: d.at.toISOString(),
   };
+}
+
+export function smtpFaultsDto(steps: SmtpFaultStepView[]): Schemas['SmtpFaults'] {
+  return { faults: steps.map((s) => ({ ...s })) };
+}
+
+export function smtpSessionDto(s: SmtpSession): Schemas['SmtpSession'] {
+  return {
+    id: s.id,
+    listener: s.listener,
+    remoteAddress: s.remoteAddress,
+    startedAt: iso(s.startedAt),
+    endedAt: isoOrNull(s.endedAt),
+    events: s.events,
+  };
+}
+
+export function sandboxActivityDto(a: SandboxActivity): Schemas['SandboxActivity'] {
+  const stream = (s: SandboxActivity['messages']): Schemas['StreamActivity'] => ({
+    total: s.total,
+    unread: s.unread,
+    lastReceivedAt: isoOrNull(s.lastReceivedAt),
+  });
+  return { sandboxId: a.sandboxId, messages: stream(a.messages), requests: stream(a.requests) };
+}
+
+export function replayResultDto(r: ReplayResult): Schemas['ReplayResult'] {
+  return { ...r };
 }

@@ -10,6 +10,7 @@ import { logFailure } from '../core/failureLog.ts';
 import type { MailTarget } from '../core/mail/smtpAccess.ts';
 import type { SmtpFacts } from '../core/mail/smtpAdmission.ts';
 import { createConnectionGuard } from './connectionGuard.ts';
+import { createSmtpFaults } from './faults.ts';
 import { readData } from './readData.ts';
 import { createTransactionSpans } from './transactionSpans.ts';
 import { fromCoreError, refusalReply, replies, type SmtpReplyError } from './replies.ts';
@@ -20,6 +21,9 @@ export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_RECIPIENTS = 100;
 
 type Callback = (err?: SmtpReplyError | null) => void;
+/** The replies smtp-server sends for an accepted command, as the session log records them. */
+const AUTH_OK = { code: 235, text: 'Authentication successful' };
+const ACCEPTED = { code: 250, text: 'Accepted' };
 type SmtpCommand = 'connect' | 'auth' | 'mail' | 'rcpt' | 'data';
 
 export interface CaptureSmtpOptions {
@@ -66,7 +70,11 @@ export function createCaptureSmtpServer({
       password: auth.password ?? '',
       failedOnConnection: authFailures.get(session.id) ?? 0,
     });
-    if (admission.ok) return admission.target;
+    if (admission.ok) {
+      const target = admission.target;
+      if (target === undefined) return undefined;
+      return faults.command(session, 'auth', [target.sandboxId], async () => target, AUTH_OK);
+    }
     if (admission.reason === 'login_failed') {
       authFailures.set(session.id, admission.failedOnConnection);
       log.info(
@@ -78,11 +86,15 @@ export function createCaptureSmtpServer({
   }
 
   async function onMailFrom(session: SMTPServerSession): Promise<void> {
-    await admit({
-      stage: 'mail',
-      ip: session.remoteAddress,
-      login: mode === 'submission' ? (session.user as MailTarget) : undefined,
-    });
+    const login = mode === 'submission' ? (session.user as MailTarget) : undefined;
+    // Inbound: the sandbox is not known before a recipient names it; its MAIL step is judged then.
+    await faults.command(
+      session,
+      'mail',
+      login === undefined ? [] : [login.sandboxId],
+      () => admit({ stage: 'mail', ip: session.remoteAddress, login }),
+      ACCEPTED,
+    );
   }
 
   async function onRcptTo(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
@@ -92,13 +104,28 @@ export function createCaptureSmtpServer({
     if (rcpts.length >= MAX_RECIPIENTS && !rcpts.some((r) => r.address.toLowerCase() === lower)) {
       throw replies.tooManyRecipients(MAX_RECIPIENTS);
     }
-    if (mode === 'submission') return; // the credential selects the sandbox; any valid address is known
+    if (mode === 'submission') {
+      // The credential selects the sandbox; any valid address is known.
+      const login = session.user as MailTarget;
+      await faults.command(session, 'rcpt', [login.sandboxId], async () => {}, ACCEPTED, address.address);
+      return;
+    }
     let counted = countedWorkspaces.get(session.envelope);
     if (counted === undefined) countedWorkspaces.set(session.envelope, (counted = new Set()));
     const target = await admit({ stage: 'rcpt', address: address.address, counted });
     if (target === undefined) throw replies.storeFailed();
-    counted.add(target.workspaceId);
-    recipientTargets.set(address, target);
+    const workspaces = counted;
+    await faults.command(
+      session,
+      'rcpt',
+      [target.sandboxId],
+      async () => {
+        workspaces.add(target.workspaceId);
+        recipientTargets.set(address, target);
+      },
+      ACCEPTED,
+      address.address,
+    );
   }
 
   function deliveries(session: SMTPServerSession): MailDelivery[] {
@@ -121,7 +148,17 @@ export function createCaptureSmtpServer({
     stream: Parameters<NonNullable<SMTPServer['onData']>>[0],
     session: SMTPServerSession,
   ) {
-    const raw = await readData(stream);
+    const sandboxIds = deliveries(session).map((d) => d.sandboxId);
+    return faults.data(
+      session,
+      sandboxIds,
+      () => readData(stream),
+      (raw) => store(raw, session),
+    );
+  }
+
+  /** Stores one message's DATA for its transaction's sandboxes; the text of the 250 once committed. */
+  async function store(raw: Buffer | 'too-big', session: SMTPServerSession): Promise<string> {
     if (raw === 'too-big') throw replies.tooBig(MAX_MESSAGE_BYTES);
     const mailFrom = session.envelope.mailFrom;
     const bytes = raw.length;
@@ -167,6 +204,7 @@ export function createCaptureSmtpServer({
       ),
     onIdleClose: (closed) => log.info(closed, 'SMTP session closed: no mail sent within the socket timeout'),
   });
+  const faults = createSmtpFaults({ core, mode, guard, log });
 
   /**
    * smtp-server takes callbacks; run a promise handler and answer with its result or its reply error. While it
@@ -264,6 +302,7 @@ export function createCaptureSmtpServer({
     },
     onClose(session) {
       authFailures.delete(session.id);
+      faults.closed(session);
       transactions.closed(session);
       dataSizes.delete(session.id);
       guard.closed(session);

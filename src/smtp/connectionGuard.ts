@@ -52,6 +52,8 @@ export interface ConnectionGuard {
   /** The hook finished. Accepted, the session gets a whole timeout for its next step; refused, its clock
    * runs on (a client looping over refused commands is not making progress). */
   done(session: SMTPServerSession, accepted: boolean): void;
+  /** Closes the session's connection at once, without a reply (an SMTP fault script's `drop`). */
+  drop(session: SMTPServerSession): void;
   /** From onClose. */
   closed(session: SMTPServerSession): void;
 }
@@ -135,6 +137,11 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
       } else if (tracked.lapsed && tracked.busy === 0) {
         expire(session.id);
       }
+    },
+    drop(session) {
+      const tracked = sessions.get(session.id);
+      tracked?.socket?.destroy();
+      tracked?.raw?.destroy();
     },
     closed(session) {
       const tracked = sessions.get(session.id);

@@ -10,6 +10,7 @@ import { useKeyboard } from './ui/keyboard.ts';
 import { useTitleCount } from './ui/titleCount.ts';
 import { ConnectionsPage } from './views/oauth/ConnectionsPage.tsx';
 import { ConsentPage } from './views/oauth/ConsentPage.tsx';
+import { useArrivalNotifications } from './views/arrivals.tsx';
 import { SandboxPage } from './views/sandbox.tsx';
 import { SandboxesPage } from './views/sandboxes.tsx';
 import { SignIn } from './views/signIn.tsx';
@@ -17,7 +18,7 @@ import { WebhooksPage } from './views/webhooks/WebhooksPage.tsx';
 
 type State =
   | { kind: 'checking' }
-  | { kind: 'signedOut' }
+  | { kind: 'signedOut'; ended?: boolean }
   | { kind: 'signedIn'; session: SessionInfo }
   | { kind: 'down'; message: string };
 
@@ -37,8 +38,10 @@ export function App() {
   useEffect(
     () =>
       onUnauthorized(() => {
+        // A 401 mid-session means the key stopped working under the person (revoked, expired, or its
+        // session ended elsewhere); unlike Sign out, which they chose, it needs saying on the sign-in page.
         closeAllStreams();
-        setState({ kind: 'signedOut' });
+        setState({ kind: 'signedOut', ended: true });
       }),
     [],
   );
@@ -65,6 +68,7 @@ export function App() {
             ? 'An app is asking to connect to this sandtrap. Sign in with an API key to see which app it is and approve or deny it.'
             : undefined
         }
+        ended={state.ended === true}
         onSignedIn={(session) => setState({ kind: 'signedIn', session })}
       />
     );
@@ -86,6 +90,7 @@ function Shell({ session, onSignedOut }: { session: SessionInfo; onSignedOut: ()
   const [signOutError, setSignOutError] = useState<string | null>(null);
   useKeyboard(route);
   useTitleCount(route.name === 'sandbox' ? route.sandboxId : null);
+  useArrivalNotifications();
 
   const doSignOut = async () => {
     try {

@@ -129,11 +129,17 @@ function release(url: string): void {
  * Calls `onEvent` for every live event of the sandbox (or of the whole workspace when `sandboxId` is null).
  * On a `reset` event the caller should reload its lists. Returns the connection's status.
  */
-export function useLive(sandboxId: string | null, onEvent: (event: LiveEvent) => void): LiveStatus {
+export function useLive(
+  sandboxId: string | null,
+  onEvent: (event: LiveEvent) => void,
+  /** False keeps the stream closed (a listener that only sometimes has something to do). */
+  enabled = true,
+): LiveStatus {
   const handler = useRef(onEvent);
   handler.current = onEvent;
   const [status, setStatus] = useState<LiveStatus>('connecting');
   useEffect(() => {
+    if (!enabled) return;
     const url = streamUrl(sandboxId);
     const stream = acquire(url);
     const listener = (event: LiveEvent) => handler.current(event);
@@ -145,7 +151,7 @@ export function useLive(sandboxId: string | null, onEvent: (event: LiveEvent) =>
       stream.statusListeners.delete(setStatus);
       release(url);
     };
-  }, [sandboxId]);
+  }, [sandboxId, enabled]);
   return status;
 }
 

@@ -83,17 +83,71 @@ function notify(): void {
   for (const listener of listeners) listener();
 }
 
-/** Goes to `path` in the dashboard without a page load. */
-export function navigate(path: string, options: { replace?: boolean } = {}): void {
+/**
+ * Asked instead of leaving while a view holds unsaved work; it decides (a dialog) and calls `proceed` to leave.
+ * Only one view edits at a time, so there is one slot.
+ */
+export type LeaveGuard = (proceed: () => void) => void;
+
+let leaveGuard: LeaveGuard | null = null;
+// The URL in view, so a guarded Back can put it back while the person decides.
+let shownPath = location.pathname + location.search;
+
+/** Installs `guard` until the returned function is called (a view's effect cleanup). */
+export function setLeaveGuard(guard: LeaveGuard): () => void {
+  leaveGuard = guard;
+  return () => {
+    if (leaveGuard === guard) leaveGuard = null;
+  };
+}
+
+/** Goes to `path` in the dashboard without a page load; `force` skips the leave guard (it already agreed). */
+export function navigate(to: string, options: { replace?: boolean; force?: boolean } = {}): void {
+  const path = withListSearch(to);
   const current = location.pathname + location.search;
   if (path === current) return;
+  if (leaveGuard && !options.force) {
+    leaveGuard(() => navigate(path, { ...options, force: true }));
+    return;
+  }
   if (options.replace) history.replaceState(null, '', path);
   else history.pushState(null, '', path);
+  shownPath = path;
   notify();
   if (!options.replace) window.scrollTo(0, 0);
 }
 
-window.addEventListener('popstate', notify);
+window.addEventListener('popstate', () => {
+  const target = location.pathname + location.search;
+  if (leaveGuard && target !== shownPath) {
+    // The browser has already moved the URL: show the page's own again until the guard lets the person go.
+    history.pushState(null, '', shownPath);
+    leaveGuard(() => navigate(target, { force: true }));
+    return;
+  }
+  shownPath = target;
+  notify();
+});
+
+/** The list a path shows: a sandbox's mail (its messages) or requests; undefined elsewhere. */
+function listOf(path: string): string | undefined {
+  const route = parseRoute(path);
+  if (route.name !== 'sandbox' || (route.tab !== 'mail' && route.tab !== 'requests')) return undefined;
+  return `${route.sandboxId} ${route.tab}`;
+}
+
+/**
+ * `path` with the list's search (`?search=`, views/shared/SearchBox.tsx) carried over while moving within
+ * that list (opening a message, back to the list), so a reload there keeps the search.
+ */
+function withListSearch(path: string): string {
+  if (path.includes('?')) return path;
+  const search = new URLSearchParams(location.search).get('search');
+  if (search === null) return path;
+  const list = listOf(path);
+  if (list === undefined || list !== listOf(location.pathname)) return path;
+  return `${path}?${new URLSearchParams({ search }).toString()}`;
+}
 
 /** The current path; re-renders the caller on every navigation. */
 export function usePath(): string {

@@ -413,6 +413,8 @@ for (const store of STORES) {
         ['lure', 'pixel'],
         'nothing saved',
       );
+      // The refused rule is still an unsaved edit: dropped here, or leaving the page would ask first.
+      await tenant.page.getByRole('button', { name: 'Discard changes' }).click();
 
       // A template names the cookie only when the request comes: it saves, and is stripped when it renders.
       const current = kept.body.mocks;
@@ -497,6 +499,10 @@ for (const store of STORES) {
 
       const { context, page } = await signedIn(h);
       const token = await personToken(context);
+      // The page is left first: a live dashboard's own calls (the cards' activity) would meet both cookies and
+      // clear them before the count below.
+      const dashboardUrl = page.url();
+      await page.goto('about:blank');
       // As an attacker who found another way to plant it: the more specific path, so sent first.
       await context.addCookies([
         {
@@ -521,7 +527,7 @@ for (const store of STORES) {
           cookie: (await res.request().allHeaders()).cookie ?? '',
         });
       });
-      await page.reload();
+      await page.goto(dashboardUrl);
       // The dashboard finds no session it can trust and asks for a key again.
       await page.getByLabel('API key').waitFor();
       await screenshot(page, 'session-lure-two-cookies');

@@ -85,7 +85,7 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
       ...(storeEnv.DATA_DIR === undefined ? {} : { dataDir: storeEnv.DATA_DIR }),
       env: { ...storeEnv, BOOTSTRAP_API_KEY: key },
     });
-    await server.waitHealthy(30_000);
+    await server.waitHealthy(90_000);
   }
 
   /** The embedded store is locked by a running server: the one-shot commands run while it is stopped. */
@@ -98,7 +98,7 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
   async function cli(args: string[]) {
     await stopServerIfEmbedded();
     const dataDir = storeEnv.DATA_DIR ?? join(tempDir(), 'unused');
-    return runCli(args, { ...storeEnv, DATA_DIR: dataDir }, 60_000);
+    return runCli(args, { ...storeEnv, DATA_DIR: dataDir }, 180_000);
   }
 
   async function ensureServer(): Promise<void> {
@@ -231,7 +231,7 @@ describeEachStore('sandtrap export / import', (_getStore, backend) => {
       async () => {
         await ensureServer();
         const out = join(tempDir(), 'locked');
-        const result = await runCli(['export', '--out', out], storeEnv, 60_000);
+        const result = await runCli(['export', '--out', out], storeEnv, 180_000);
         assert.equal(result.code, 2, result.stderr);
         assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
         assert.match(result.stderr, /another sandtrap process/);

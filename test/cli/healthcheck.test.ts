@@ -1,6 +1,7 @@
-// bin/healthcheck.js, the container image's HEALTHCHECK: run as the image runs it (HOST and API_PORT from the
-// environment) against a real `sandtrap serve`. Ready is exit 0; a server whose store is down (a private
-// PostgreSQL cluster stopped under it) or no server at all is exit 1 with one line naming what failed.
+// bin/healthcheck.js, the container image's HEALTHCHECK: run as the image runs it (HOST and PROBE_PORT or
+// API_PORT from the environment) against a real `sandtrap serve`. Ready is exit 0; a server whose store is
+// down (a private PostgreSQL cluster stopped under it) or no server at all is exit 1 with one line naming
+// what failed.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import {
   NODE_BIN,
   REPO_ROOT,
   cleanupProcesses,
+  freePort,
   startServerProcess,
   type ServerProcess,
 } from '../helpers/process.ts';
@@ -29,7 +31,7 @@ function probe(env: Record<string, string>): Promise<Probe> {
     execFile(
       NODE_BIN,
       [HEALTHCHECK],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 180_000 },
       (err, stdout, stderr) => {
         if (err !== null && typeof err.code !== 'number') return reject(err);
         resolve({ code: err === null ? 0 : (err.code as number), stdout, stderr });
@@ -40,9 +42,11 @@ function probe(env: Record<string, string>): Promise<Probe> {
 
 describe('bin/healthcheck.js on the embedded store', () => {
   let server: ServerProcess;
+  let probePort: number;
   before(async () => {
-    server = await startServerProcess();
-    await server.waitHealthy(60_000);
+    probePort = await freePort();
+    server = await startServerProcess({ env: { PROBE_PORT: String(probePort) } });
+    await server.waitHealthy(180_000);
   });
   after(async () => {
     await server?.stop().catch(() => undefined);
@@ -60,6 +64,17 @@ describe('bin/healthcheck.js on the embedded store', () => {
     const result = await probe({ HOST: '0.0.0.0', API_PORT: String(server.ports.api) });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^ready: http:\/\/127\.0\.0\.1:/);
+  });
+
+  it('asks PROBE_PORT when it is set, not API_PORT', async () => {
+    // API_PORT names a port nothing listens on: only the probe listener can make this pass.
+    const result = await probe({
+      HOST: '127.0.0.1',
+      API_PORT: String(await freePort()),
+      PROBE_PORT: String(probePort),
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `ready: http://127.0.0.1:${probePort}/readyz\n`);
   });
 
   it('exits 1 naming the refused connection once the server has stopped', async () => {
@@ -80,7 +95,7 @@ describe('bin/healthcheck.js while PostgreSQL is stopped', () => {
   before(async () => {
     pgc = await startPrivatePostgres();
     server = await startServerProcess({ env: { DATABASE_URL: pgc.url, RATE_LIMITS: 'off' } });
-    await server.waitHealthy(60_000);
+    await server.waitHealthy(180_000);
   });
   after(async () => {
     await server?.stop().catch(() => undefined);
@@ -98,7 +113,7 @@ describe('bin/healthcheck.js while PostgreSQL is stopped', () => {
         const result = await probe(env);
         return result.code === 0 ? undefined : result;
       },
-      60_000,
+      180_000,
       200,
     );
     assert.equal(down.code, 1);
@@ -108,7 +123,7 @@ describe('bin/healthcheck.js while PostgreSQL is stopped', () => {
     await eventually(
       'the probe to pass again',
       async () => ((await probe(env)).code === 0 ? true : undefined),
-      60_000,
+      180_000,
       200,
     );
   });

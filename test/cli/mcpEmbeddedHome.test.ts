@@ -10,7 +10,7 @@ import { cleanupProcesses, freePorts, tempDir } from '../helpers/process.ts';
 import { ok } from '../mcp/client.ts';
 import { startStdio } from '../mcp/stdioClient.ts';
 
-const T = { timeout: 60_000 };
+const T = { timeout: 180_000 };
 
 /** Starts the embedded MCP server from `cwd` with `env` (and free ports), runs `work`, and closes it. */
 async function withEmbedded(
@@ -28,7 +28,7 @@ async function withEmbedded(
       SMTP_INBOUND_PORT: '0',
       CAPTURE_PORT: String(capture),
     },
-    { cwd, timeoutMs: 30_000 },
+    { cwd, timeoutMs: 90_000 },
   );
   try {
     await work(client, stderr);

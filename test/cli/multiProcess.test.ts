@@ -35,7 +35,7 @@ async function call<T>(
   method: string,
   path: string,
   body?: unknown,
-  timeoutMs = 30_000,
+  timeoutMs = 90_000,
 ): Promise<Answer<T>> {
   const res = await fetch(`${server.apiUrl}/api/v1${path}`, {
     method,
@@ -53,7 +53,7 @@ async function call<T>(
 /** A long-poll wait started now; `settled` flips once it answered, so a test can tell it was still open. */
 function openWait<T>(server: ServerProcess, key: string, path: string) {
   const state = { settled: false };
-  const promise = call<T>(server, key, 'GET', path, undefined, 90_000).finally(() => {
+  const promise = call<T>(server, key, 'GET', path, undefined, 270_000).finally(() => {
     state.settled = true;
   });
   // Keep an early rejection from being reported as unhandled before the test awaits it.
@@ -63,7 +63,7 @@ function openWait<T>(server: ServerProcess, key: string, path: string) {
 
 /** Polls `check` until it returns true (a generous bound: it fails only when that never happens). */
 async function until(description: string, check: () => Promise<boolean>): Promise<void> {
-  await eventually(description, check, 30_000, 100);
+  await eventually(description, check, 90_000, 100);
 }
 
 /** The `sweep` objects of a process's "sweep removed ..." log lines. */
@@ -97,7 +97,7 @@ describe('two serve processes on one PostgreSQL', { skip: needsPostgres }, () =>
 
   test(
     'a message wait on A returns mail sent to B, woken by the notification',
-    { timeout: 120_000 },
+    { timeout: 360_000 },
     async () => {
       const created = await call<Schemas['Sandbox']>(A(), key, 'POST', '/sandboxes', { name: 'cross-mail' });
       assert.equal(created.res.status, 201);
@@ -150,7 +150,7 @@ describe('two serve processes on one PostgreSQL', { skip: needsPostgres }, () =>
 
   test(
     'a request wait on B returns a request captured by A, woken by the notification',
-    { timeout: 120_000 },
+    { timeout: 360_000 },
     async () => {
       const created = await call<Schemas['Sandbox']>(A(), key, 'POST', '/sandboxes', { name: 'cross-http' });
       assert.equal(created.res.status, 201);
@@ -168,7 +168,7 @@ describe('two serve processes on one PostgreSQL', { skip: needsPostgres }, () =>
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ via: 'A' }),
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(90_000),
       });
       await captured.arrayBuffer();
       assert.ok(captured.status < 500, `capture answered ${captured.status}`);
@@ -195,7 +195,7 @@ describe('two serve processes on one PostgreSQL', { skip: needsPostgres }, () =>
 
   test(
     'an expired sandbox is swept once, by one process, with its captures',
-    { timeout: 120_000 },
+    { timeout: 360_000 },
     async () => {
       const conn = servers.db();
       const created = await call<Schemas['Sandbox']>(A(), key, 'POST', '/sandboxes', {
@@ -210,7 +210,7 @@ describe('two serve processes on one PostgreSQL', { skip: needsPostgres }, () =>
       const captured = await fetch(`http://127.0.0.1:${A().ports.capture}/${sb.id}/soon-gone`, {
         method: 'POST',
         body: 'x',
-        signal: AbortSignal.timeout(30_000),
+        signal: AbortSignal.timeout(90_000),
       });
       await captured.arrayBuffer();
       assert.ok(captured.status < 500, `capture answered ${captured.status}`);

@@ -22,7 +22,7 @@ import {
 
 const BIN = join(REPO_ROOT, 'bin', 'sandtrap.js');
 const BUNDLED_NODE = join(REPO_ROOT, 'node_modules', '.bin', 'node');
-const T = { timeout: 120_000 };
+const T = { timeout: 360_000 };
 
 /** Every pid a test started or saw below one it started: whatever is still alive is killed afterwards. */
 const pids = new Set<number>();
@@ -46,7 +46,7 @@ after(async () => {
 
 function nodeVersion(path: string): [number, number] | undefined {
   try {
-    const out = execFileSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 60_000 });
+    const out = execFileSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 180_000 });
     const [major, minor] = out.trim().split('.').map(Number);
     return [major as number, minor as number];
   } catch {
@@ -153,7 +153,7 @@ async function waitHealthy(port: number, proc: Run): Promise<void> {
         return false;
       }
     },
-    60_000,
+    180_000,
     'GET /healthz answering 200',
   ).catch((err: unknown) => {
     descendants(proc.pid);
@@ -223,7 +223,7 @@ async function execCollect(
   const proc = run(command, args, { env, cwd, detached: true });
   groups.add(proc.pid);
   try {
-    const { code } = await within(proc.closed, 60_000, `${command} ${args.join(' ')} finishing`);
+    const { code } = await within(proc.closed, 180_000, `${command} ${args.join(' ')} finishing`);
     groups.delete(proc.pid);
     return { code, stdout: proc.stdout(), stderr: proc.stderr() };
   } catch (err) {
@@ -254,7 +254,7 @@ describe('the sandtrap bin on a Node without type stripping', () => {
     assert.equal(realpathSync(`/proc/${tree[0]}/exe`), realpathSync(BUNDLED_NODE));
 
     proc.child.kill('SIGTERM');
-    const { code, signal } = await within(proc.closed, 60_000, 'exit after SIGTERM');
+    const { code, signal } = await within(proc.closed, 180_000, 'exit after SIGTERM');
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, `stderr:\n${proc.stderr().slice(-2000)}`);
     assert.match(proc.stderr(), /"msg":"stopped"/);
     await assertAllGone(tree, listeners(ports));
@@ -270,7 +270,7 @@ describe('the sandtrap bin on a Node without type stripping', () => {
     proc.child.kill('SIGKILL');
     await assertAllGone(tree, listeners(ports));
     // stderr closes once the orphaned child exits, so its last log lines are in.
-    await within(proc.closed, 60_000, 'stderr closed');
+    await within(proc.closed, 180_000, 'stderr closed');
     assert.match(proc.stderr(), /"msg":"shutting down"/);
     assert.match(proc.stderr(), /"msg":"stopped"/);
   });
@@ -293,7 +293,7 @@ describe('the sandtrap bin on a Node without type stripping', () => {
     client.onerror = (err) => errors.push(err);
     let tree: number[] = [];
     try {
-      await client.connect(transport, { timeout: 60_000 });
+      await client.connect(transport, { timeout: 180_000 });
       assert.ok(transport.pid !== null);
       pids.add(transport.pid);
       tree = [transport.pid, ...descendants(transport.pid)];
@@ -378,7 +378,7 @@ describe('npm start', () => {
     test(`stops the server gracefully on ${signal} to npm's pid`, T, async () => {
       const { npm, tree, ports } = await startNpm();
       process.kill(npm.pid, signal);
-      await within(npm.closed, 60_000, `npm exit after ${signal}`);
+      await within(npm.closed, 180_000, `npm exit after ${signal}`);
       await assertAllGone(tree, listeners(ports));
       assert.match(npm.stderr(), /"msg":"stopped"/, `graceful; stderr:\n${npm.stderr().slice(-2000)}`);
     });
@@ -387,7 +387,7 @@ describe('npm start', () => {
   test('stops gracefully on Ctrl-C, which reaches npm and the server both', T, async () => {
     const { npm, tree, ports } = await startNpm(true);
     process.kill(-npm.pid, 'SIGINT'); // the whole process group, as a terminal does
-    await within(npm.closed, 60_000, 'npm exit after SIGINT to the group');
+    await within(npm.closed, 180_000, 'npm exit after SIGINT to the group');
     await assertAllGone(tree, listeners(ports));
     groups.delete(npm.pid);
     assert.match(npm.stderr(), /"msg":"stopped"/, `graceful; stderr:\n${npm.stderr().slice(-2000)}`);
@@ -397,7 +397,7 @@ describe('npm start', () => {
     const { npm, tree, ports } = await startNpm();
     process.kill(npm.pid, 'SIGKILL');
     await assertAllGone(tree, listeners(ports));
-    await within(npm.closed, 60_000, 'stderr closed');
+    await within(npm.closed, 180_000, 'stderr closed');
     assert.match(npm.stderr(), /"msg":"stopped"/, `graceful; stderr:\n${npm.stderr().slice(-2000)}`);
   });
 });

@@ -43,7 +43,7 @@ test('serve on the embedded store analyzes the requests table once enough were c
   const line = await eventually(
     () => `the maintenance log line; logs: ${server.stderr.slice(-2000)}`,
     analyzed,
-    30_000,
+    90_000,
     100,
   );
   assert.equal(typeof line.ms, 'number');
@@ -82,7 +82,7 @@ for (const backend of storeBackends())
           const r = await lastRuns();
           return r?.analyzed != null && (!embedded || r.vacuumed != null) ? r : undefined;
         },
-        30_000,
+        90_000,
         100,
       );
       if (embedded) assert.notEqual(runs?.vacuumed ?? null, null);

@@ -133,6 +133,7 @@ describe('deploy/kubernetes: what sandtrap relies on', () => {
     assert.equal(port('smtp'), env.SMTP_PORT);
     assert.equal(port('smtp-inbound'), env.SMTP_INBOUND_PORT);
     assert.equal(port('capture'), env.CAPTURE_PORT);
+    assert.equal(port('probe'), env.PROBE_PORT);
   });
 
   it('every ConfigMap and Secret variable is one sandtrap reads, and the set loads', () => {
@@ -187,16 +188,16 @@ describe('deploy/kubernetes: what sandtrap relies on', () => {
 describeEachStore('deploy/kubernetes: the probes answer on a started server', (getStore) => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer(getStore());
+    server = await startTestServer(getStore(), { PROBE_PORT: '0' });
   });
   after(() => server.close());
 
-  it('readiness, liveness and startup probe paths return 200 on the API port', async () => {
+  it('readiness, liveness and startup probe paths return 200 on the probe listener (PROBE_PORT)', async () => {
     const container = deploymentOf(baseFiles()).spec.template.spec.containers[0];
     for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
       const { path, port } = container[probe].httpGet;
-      assert.equal(port, 'api', `${probe} targets the API listener`);
-      const res = await fetch(`${server.apiUrl}${path}`);
+      assert.equal(port, 'probe', `${probe} targets the probe listener`);
+      const res = await fetch(`http://127.0.0.1:${server.ports.probe}${path}`);
       assert.equal(res.status, 200, `${probe} ${path}`);
     }
   });

@@ -20,6 +20,7 @@ import {
   sendOneCapture,
   sendOneMail,
   startLoad,
+  stopLoads,
   type Load,
 } from '../helpers/faultLoad.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.ts';
@@ -272,6 +273,7 @@ async function newSandbox(server: ServerProcess, key: string): Promise<string> {
 describe('a disk that fills under load', () => {
   let pgc: PrivatePostgres | undefined;
   after(async () => {
+    await stopLoads();
     await cleanupProcesses();
     await pgc?.destroy();
     unmountAll();

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { allIds, startLoad } from '../helpers/faultLoad.ts';
+import { allIds, startLoad, stopLoads } from '../helpers/faultLoad.ts';
 import { eventually } from '../helpers/poll.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.ts';
 import {
@@ -128,6 +128,7 @@ async function killUnderLoadAndRestart(storeEnv: Record<string, string>, embedde
 describe('kill -9 under load, restart at once on the same data', () => {
   let pgc: PrivatePostgres | undefined;
   after(async () => {
+    await stopLoads();
     await cleanupProcesses();
     await pgc?.destroy();
   });

@@ -7,7 +7,14 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { allIds, inboundMailer, sendOneCapture, sendOneMail, startLoad } from '../helpers/faultLoad.ts';
+import {
+  allIds,
+  inboundMailer,
+  sendOneCapture,
+  sendOneMail,
+  startLoad,
+  stopLoads,
+} from '../helpers/faultLoad.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.ts';
 import { eventually } from '../helpers/poll.ts';
 import { cleanupProcesses, runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
@@ -66,6 +73,7 @@ describe('PostgreSQL stopped and started under load', () => {
   });
 
   after(async () => {
+    await stopLoads();
     await cleanupProcesses();
     await pgc?.destroy();
   });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { sendOneCapture, startLoad } from '../helpers/faultLoad.ts';
+import { sendOneCapture, startLoad, stopLoads } from '../helpers/faultLoad.ts';
 import { eventually } from '../helpers/poll.ts';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/privateRedis.ts';
 import { cleanupProcesses, runCli, startServerProcess, type ServerProcess } from '../helpers/process.ts';
@@ -47,6 +47,7 @@ describe('Redis stopped under load', () => {
   });
 
   after(async () => {
+    await stopLoads();
     await cleanupProcesses();
     await redis?.stop();
   });

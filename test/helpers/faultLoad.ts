@@ -84,6 +84,14 @@ export async function sendOneMail(
 }
 
 /** `captureWorkers` capture loops and `mailWorkers` mail loops against one sandbox, until `stop()`. */
+/** Loads not yet stopped: a test that fails before its own stop() leaves one running, which keeps the file alive. */
+const liveLoads = new Set<Load>();
+
+/** Stops every load still running; call it from the suite's `after`. */
+export async function stopLoads(): Promise<void> {
+  await Promise.all([...liveLoads].map((load) => load.stop()));
+}
+
 export function startLoad(options: {
   capturePort: number;
   smtpInboundPort: number;
@@ -114,15 +122,18 @@ export function startLoad(options: {
     ...Array.from({ length: options.captureWorkers ?? 4 }, captureLoop),
     ...Array.from({ length: options.mailWorkers ?? 2 }, mailLoop),
   ];
-  return {
+  const load: Load = {
     captures,
     mails,
     async stop() {
+      liveLoads.delete(load);
       running = false;
       await Promise.all(loops);
       mailer.close();
     },
   };
+  liveLoads.add(load);
+  return load;
 }
 
 /** Every id of a paged list endpoint (`/sandboxes/{id}/messages` or `/requests`), all pages. */

@@ -18,7 +18,10 @@ export interface SmtplibSpec {
   body?: string;
   raw?: string;
 }
-export type SmtplibResult = { ok: true } | { ok: false; stage: string; code: number; message: string };
+export type SmtplibResult =
+  | { ok: true }
+  /** `disconnected`: the server closed the connection without a reply (code 0). */
+  | { ok: false; stage: string; code: number; message: string; disconnected?: true };
 
 export async function smtplib(spec: SmtplibSpec): Promise<SmtplibResult> {
   const { stdout } = await execFileP('python3', [SMTPLIB, JSON.stringify({ host: '127.0.0.1', ...spec })], {

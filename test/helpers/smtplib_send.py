@@ -33,6 +33,8 @@ def main() -> None:
     except smtplib.SMTPRecipientsRefused as err:
         code, message = next(iter(err.recipients.values()))
         print(json.dumps({"ok": False, "stage": stage, "code": code, "message": message.decode()}))
+    except smtplib.SMTPServerDisconnected as err:
+        print(json.dumps({"ok": False, "stage": stage, "code": 0, "message": f"disconnected: {err}", "disconnected": True}))
     except smtplib.SMTPResponseException as err:
         print(json.dumps({"ok": False, "stage": stage, "code": err.smtp_code, "message": err.smtp_error.decode(errors="replace")}))
 

@@ -15,17 +15,21 @@ export const TOOL_NAMES = [
   'create_sandbox',
   'wait_for_email',
   'wait_for_request',
+  'expect',
   'extract_otp',
   'extract_from_body',
   'list_sandboxes',
   'get_sandbox',
   'delete_sandbox',
   'set_mock_rules',
+  'mock_state',
   'list_emails',
   'get_email',
   'list_requests',
   'get_request',
   'verify_signature',
+  'set_smtp_faults',
+  'list_smtp_sessions',
 ];
 
 /** A connected v1 SDK client speaking Streamable HTTP to `<apiUrl>/mcp` with `key` as Bearer token. */

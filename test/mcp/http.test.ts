@@ -104,7 +104,7 @@ describeEachStore('MCP over Streamable HTTP', (getStore) => {
 
   // ---- tools/list and instructions ----
 
-  it('lists exactly the 14 tools, each with input and output schemas and honest annotations', T, async () => {
+  it('lists exactly every tool, each with input and output schemas and honest annotations', T, async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
     const byName = new Map(tools.map((t) => [t.name, t]));

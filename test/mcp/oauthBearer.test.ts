@@ -13,6 +13,7 @@ import {
 import { generateApiKey } from '../../src/core/apiKeyFormat.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { describeEachStore } from '../helpers/stores.ts';
+import { TOOL_NAMES } from './client.ts';
 import { connectedTokens, mcpInitialize, registerClient, type Tokens } from '../rest/oauthSupport.ts';
 
 async function connect(apiUrl: string, headers: Record<string, string>): Promise<Client> {
@@ -51,7 +52,7 @@ describeEachStore('MCP bearer authentication with OAuth on', (getStore) => {
     for (const headers of headerSets) {
       const client = await connect(server.apiUrl, headers);
       try {
-        assert.equal((await client.listTools()).tools.length, 14);
+        assert.equal((await client.listTools()).tools.length, TOOL_NAMES.length);
         assert.deepEqual(await sandboxNames(client), ['made with the key']);
       } finally {
         await client.close();

@@ -9,8 +9,14 @@ import { describeEachStore } from '../helpers/stores.ts';
 import { callTool, connectHttp, sendMail, textOf } from './client.ts';
 
 const T = { timeout: 60_000 };
-/** What clients put in the model's context: names, titles, descriptions and input schemas. */
-const TOOLS_LIST_BUDGET = 13_000;
+/**
+ * What clients put in the model's context: names, titles, descriptions and input schemas. 13,000 held the
+ * first 14 tools; issue 40's expect, mock_state, set_smtp_faults, list_smtp_sessions and the mock-rule fields
+ * (delays, faults, scenarios, callbacks) took 18 tools to 20,000 after trimming (set_mock_rules and
+ * create_sandbox both carry the rule fields). 21,000 characters is about 5,200 tokens; each tool's share is
+ * printed.
+ */
+const TOOLS_LIST_BUDGET = 21_000;
 const NAMED_TOOLS = [
   'create_sandbox',
   'wait_for_email',
@@ -90,7 +96,7 @@ describeEachStore('MCP tool contract', (getStore) => {
     return textOf(result);
   }
 
-  it('keeps the model-visible tools/list under 13,000 characters with the five named tools', T, async () => {
+  it('keeps the model-visible tools/list under 21,000 characters with the five named tools', T, async () => {
     const { tools } = await client.listTools();
     for (const name of NAMED_TOOLS)
       assert.ok(
@@ -105,6 +111,7 @@ describeEachStore('MCP tool contract', (getStore) => {
     }));
     const size = JSON.stringify(visible).length;
     console.log(`tools/list: ${tools.length} tools, ${size} model-visible characters`);
+    for (const t of visible) console.log(`  ${t.name}: ${JSON.stringify(t).length}`);
     assert.ok(size < TOOLS_LIST_BUDGET, `tools/list is ${size} characters`);
   });
 

@@ -20,7 +20,7 @@ import { sandboxTransport } from '../helpers/mail.ts';
 import { startTestServer, type TestServer, type TestServerWorkspace } from '../helpers/server.ts';
 import { encode, hostileStrings, LEAK, places, replaced } from '../helpers/fuzzValues.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-import { connectHttp } from './client.ts';
+import { connectHttp, TOOL_NAMES } from './client.ts';
 
 const SEED = 0x15_3c9;
 const RUNS = 30;
@@ -219,6 +219,16 @@ function restRules(rules: unknown): unknown {
   });
 }
 
+/** set_smtp_faults steps as REST takes them: delay_ms is delayMs; the other names are the same. */
+function restSteps(steps: unknown): unknown {
+  if (!Array.isArray(steps)) return steps;
+  return steps.map((step: unknown) => {
+    if (typeof step !== 'object' || step === null || Array.isArray(step)) return step;
+    const { delay_ms: delayMs, ...rest } = step as Record<string, unknown>;
+    return delayMs === undefined ? rest : { ...rest, delayMs };
+  });
+}
+
 interface RestCall {
   method: string;
   url: string;
@@ -249,6 +259,15 @@ function restFor(tool: string, a: Record<string, any>, scratch: string): RestCal
     }
     case 'set_mock_rules':
       return [{ method: 'PUT', url: `/sandboxes/${sb}/mocks`, body: { mocks: restRules(a.rules) } }];
+    case 'set_smtp_faults':
+      return [{ method: 'PUT', url: `/sandboxes/${sb}/smtp-faults`, body: { faults: restSteps(a.faults) } }];
+    case 'list_smtp_sessions':
+      return [
+        {
+          method: 'GET',
+          url: `/sandboxes/${sb}/smtp-sessions${query({ limit: a.limit, cursor: a.cursor })}`,
+        },
+      ];
     case 'list_sandboxes':
       return [{ method: 'GET', url: `/sandboxes${query({ q: a.query, limit: a.limit, cursor: a.cursor })}` }];
     case 'get_sandbox':
@@ -434,14 +453,17 @@ describeEachStore('MCP validation fuzz', (getStore) => {
       items.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor !== null);
-    return JSON.stringify(items.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > soon));
+    const kept = items.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > soon);
+    // The fixture's SMTP fault script too: a refused set_smtp_faults must leave it as it was.
+    const faults = await (await ws.api(`/sandboxes/${ids.sandboxId}/smtp-faults`)).text();
+    return JSON.stringify(kept) + faults;
   }
 
-  const WRITES = new Set(['create_sandbox', 'set_mock_rules', 'delete_sandbox']);
+  const WRITES = new Set(['create_sandbox', 'set_mock_rules', 'delete_sandbox', 'set_smtp_faults']);
   const ORDER = ['delete_sandbox'];
 
   it('fuzzes every tool', () => {
-    assert.equal(tools.length, 14);
+    assert.equal(tools.length, TOOL_NAMES.length);
   });
 
   for (const [n, name] of [
@@ -457,6 +479,8 @@ describeEachStore('MCP validation fuzz', (getStore) => {
     'get_request',
     'create_sandbox',
     'set_mock_rules',
+    'set_smtp_faults',
+    'list_smtp_sessions',
     ...ORDER,
   ].entries()) {
     it(`${name}: no leaks, closed-set refusals, refusals change nothing, refuses what REST refuses`, async () => {

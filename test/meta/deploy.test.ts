@@ -47,7 +47,7 @@ describe('Dockerfile', () => {
     for (const from of froms) assert.match(from.args, /^node:24-bookworm-slim( AS \w+)?$/);
   });
 
-  it('exposes exactly the four listeners it configures, with the config defaults as ports', () => {
+  it('exposes exactly the five listeners it configures, with the config defaults as ports', () => {
     const env = imageEnv();
     const config = loadConfig(env);
     const defaults = loadConfig({});
@@ -61,7 +61,11 @@ describe('Dockerfile', () => {
     const exposed = runtimeStage()
       .filter((i) => i.op === 'EXPOSE')
       .flatMap((i) => i.args.split(/\s+/).map(Number));
-    assert.deepEqual(exposed, ports);
+    // The probe listener has no default (unset means probes share the API port); the image sets
+    // one so a burst of API connections cannot starve its HEALTHCHECK.
+    assert.equal(defaults.probePort, undefined);
+    assert.equal(config.probePort, 8027);
+    assert.deepEqual(exposed, [...ports, config.probePort]);
     assert.equal(config.host, '0.0.0.0');
     assert.equal(config.dataDir, '/data');
   });

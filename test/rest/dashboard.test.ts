@@ -30,7 +30,8 @@ const DASHBOARD_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; frame-src 'self'; " +
   "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const HTML_CSP =
-  "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src data: cid: https: http:; " +
+  "sandbox allow-same-origin allow-popups allow-popups-to-escape-sandbox; default-src 'none'; " +
+  "img-src 'self' data: https: http:; " +
   "style-src 'unsafe-inline'; font-src data: https:; frame-ancestors 'self'";
 
 const INDEX =

@@ -734,16 +734,29 @@ describeEachStore('REST messages', (getStore) => {
         assert.equal(d.sizeBytes, EXACT_RAW.length);
       });
 
-      it('attachments list index, fileName, contentType and sizeBytes', async () => {
+      it('attachments list index, fileName, contentType, sizeBytes and contentId (null without one)', async () => {
         const d = await detail(box, richId);
         assert.deepEqual(d.attachments, [
-          { index: 0, fileName: 'bytes.bin', contentType: 'application/octet-stream', sizeBytes: 256 },
-          { index: 1, fileName: 'résumé.txt', contentType: 'text/plain', sizeBytes: RESUME.length },
+          {
+            index: 0,
+            fileName: 'bytes.bin',
+            contentType: 'application/octet-stream',
+            sizeBytes: 256,
+            contentId: null,
+          },
+          {
+            index: 1,
+            fileName: 'résumé.txt',
+            contentType: 'text/plain',
+            sizeBytes: RESUME.length,
+            contentId: null,
+          },
           {
             index: 2,
             fileName: 'page.html',
             contentType: 'text/html',
             sizeBytes: Buffer.byteLength(HTML_ATTACHMENT),
+            contentId: null,
           },
         ]);
       });
@@ -966,6 +979,80 @@ describeEachStore('REST messages', (getStore) => {
         assert.ok((await r.text()).includes('Content-Type: text/html'));
         // There is no attachment to download; the HTML body is not one.
         await assertNotFound(await box.ws.api(messagePath(box, id, '/attachments/0')), 'attachment 0');
+      });
+    });
+
+    describe('GET /sandboxes/{sandboxId}/messages/{messageId}/parts/{contentId} (cid: images)', () => {
+      const logo = Buffer.from('logo-bytes');
+      const banner = Buffer.from('banner-bytes');
+      const html =
+        '<p><img src="cid:logo@news.test" alt="logo"></p>' +
+        '<table><tr><td style="background:url(cid:banner%40news.test)"><img src=\'cid:banner@news.test\'></td></tr></table>';
+      let box: Box;
+      let id: string;
+
+      before(async () => {
+        box = await newBox();
+        id = await send(box, {
+          from: 'news@news.test',
+          to: 'user@x.com',
+          subject: 'Newsletter',
+          html,
+          attachments: [
+            { filename: 'logo.png', content: logo, contentType: 'image/png', cid: 'logo@news.test' },
+            { filename: 'banner.png', content: banner, contentType: 'image/png', cid: 'banner@news.test' },
+            { filename: 'plain.txt', content: 'no cid', contentType: 'text/plain' },
+          ],
+        });
+      });
+
+      it('attachments carry contentId without angle brackets, null for a part without one', async () => {
+        const d = await detail(box, id);
+        assert.deepEqual(
+          d.attachments.map((a: Record<string, unknown>) => [a.fileName, a.contentId]),
+          [
+            ['logo.png', 'logo@news.test'],
+            ['banner.png', 'banner@news.test'],
+            ['plain.txt', null],
+          ],
+        );
+      });
+
+      it('serves each part by its Content-ID with the headers of an attachment download', async () => {
+        for (const [cid, bytes, name] of [
+          ['logo@news.test', logo, 'logo.png'],
+          ['banner%40news.test', banner, 'banner.png'],
+        ] as const) {
+          const res = await box.ws.api(messagePath(box, id, `/parts/${cid}`));
+          assert.equal(res.status, 200, cid);
+          assert.equal(res.headers.get('content-type'), 'image/png');
+          assert.equal(dispositionFileName(res.headers.get('content-disposition')), name);
+          assertDownloadHeaders(res);
+          assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes), cid);
+        }
+      });
+
+      it('404 for a Content-ID the message does not have', async () => {
+        await assertNotFound(
+          await box.ws.api(messagePath(box, id, '/parts/missing%40news.test')),
+          'missing part',
+        );
+      });
+
+      it('the /html view points every cid: URL at /parts, relative to itself', async () => {
+        const res = await box.ws.api(messagePath(box, id, '/html'));
+        assert.equal(res.status, 200);
+        const body = await res.text();
+        assert.ok(!/cid:/i.test(body), body);
+        assert.ok(body.includes('<img src="parts/logo%40news.test" alt="logo">'), body);
+        assert.ok(body.includes('background:url(parts/banner%40news.test)'), body);
+        assert.ok(body.includes("<img src='parts/banner%40news.test'>"), body);
+        // The frame's document is the /html URL, so the relative URL lands on this message's /parts.
+        const resolved = new URL('parts/logo%40news.test', res.url);
+        assert.equal(
+          resolved.pathname,
+          new URL(res.url).pathname.replace(/\/html$/, '/parts/logo%40news.test'),
+        );
       });
     });
   });

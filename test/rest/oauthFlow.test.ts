@@ -28,6 +28,7 @@ import {
   connectedTokens,
   type Registration,
 } from './oauthSupport.ts';
+import { TOOL_NAMES } from '../mcp/client.ts';
 
 describeEachStore('OAuth authorization code flow', (getStore) => {
   let server: TestServer;
@@ -113,7 +114,7 @@ describeEachStore('OAuth authorization code flow', (getStore) => {
     const mcp = await mcpClient(tokens.access_token);
     try {
       const { tools } = await mcp.listTools();
-      assert.equal(tools.length, 14);
+      assert.equal(tools.length, TOOL_NAMES.length);
       // Tools act in the approving key's workspace: a sandbox made over MCP is listed by REST.
       const created: any = await mcp.callTool({ name: 'create_sandbox', arguments: { name: 'via oauth' } });
       assert.ok(!created.isError, JSON.stringify(created));

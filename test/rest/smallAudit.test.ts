@@ -75,5 +75,27 @@ describeEachStore('Audit: small doors', (getStore) => {
       const raw = await (await ws.api(`/sandboxes/${sandbox.id}/requests/${replayedId}/raw`)).text();
       assert.ok(raw.endsWith(`\r\n\r\n${body}`), raw);
     });
+
+    it('sends HEAD with --head, so curl ends instead of waiting for a body', T, async () => {
+      const sandbox = await ws.createSandbox({ name: 'curl-head' });
+      const first = await sendRecorded(server.ports.capture, sandbox.id, { method: 'HEAD', path: '/probe' });
+      const detail = (await (
+        await ws.api(`/sandboxes/${sandbox.id}/requests/${first.requestId}`)
+      ).json()) as Detail;
+      const command = curlCommand(detail, sandbox.captureUrl as string, detail.body);
+      assert.match(command, /^curl --head /);
+      assert.doesNotMatch(command, /-X/);
+      // `-X HEAD` exits 18 (or hangs until the timeout); --head exits 0 with the status line.
+      const run = await promisify(execFile)('bash', ['-c', `${command} -s -o /dev/null -w '%{http_code}'`], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      assert.equal(run.stdout, '200', `${command}\n${run.stderr}`);
+      const list = (await (await ws.api(`/sandboxes/${sandbox.id}/requests?limit=1`)).json()) as {
+        items: Array<{ id: string; method: string }>;
+      };
+      assert.equal(list.items[0]?.method, 'HEAD');
+      assert.notEqual(list.items[0]?.id, first.requestId);
+    });
   });
 });

@@ -228,6 +228,7 @@ describeEachStore('hostile mail over SMTP', (getStore) => {
           assert.deepEqual(a, {
             index: i,
             fileName: `f${i}.bin`,
+            contentId: null,
             contentType: 'application/octet-stream',
             sizeBytes: `data${i}`.length,
           });

@@ -12,8 +12,13 @@ import {
   type CompiledRule,
   type RuleMatch,
 } from '../mocks/match.ts';
+import { renderCallbacks, type RenderedCallback } from '../mocks/callbacks.ts';
+import { chooseWithConditions, hasConditions, stateKeyOf, type ConditionStore } from '../mocks/conditions.ts';
 import { renderTemplate, RenderLimitError, type TemplateContext } from '../mocks/render.ts';
-import type { TemplatePart } from '../mocks/template.ts';
+import { parseTemplate, type TemplatePart } from '../mocks/template.ts';
+import type { MockDelay, MockFault, StoredMockRule } from '../mocks/types.ts';
+import { claimRuleUse, compareAndSetState, readScenarioState } from '../store/repos/mockState.ts';
+import { insertCallbacks } from '../store/repos/webhooks.ts';
 import { newId, newItemId } from '../random.ts';
 import type { RateLimits } from '../rateLimits.ts';
 import { findCaptureSandbox } from '../store/repos/sandboxes.ts';
@@ -56,6 +61,10 @@ export interface CaptureReply {
   headers: Array<[string, string]>;
   body: Buffer;
   requestId: string;
+  /** Wait this long (a timer) before answering: the rule's delay. */
+  delayMs?: number;
+  /** What the listener does instead of (or while) writing the reply; the request is already recorded. */
+  fault?: MockFault;
 }
 
 interface RenderedReply {
@@ -64,6 +73,35 @@ interface RenderedReply {
   body: Buffer;
   /** Why the reply may not be what the rule's author meant; stored with it, never sent. */
   note?: string | undefined;
+  delayMs?: number;
+  fault?: MockFault;
+  callbacks?: RenderedCallback[];
+}
+
+/** A delay's length for one request: fixed, or drawn evenly from the range. */
+function delayOf(delay: MockDelay | undefined): number | undefined {
+  if (delay === undefined) return undefined;
+  if (typeof delay === 'number') return delay;
+  return delay.min + Math.floor(Math.random() * (delay.max - delay.min + 1));
+}
+
+/** What the record says a fault did, since the reply it holds is not what the client got. */
+function faultNote(fault: MockFault): string {
+  switch (fault.type) {
+    case 'reset':
+      return 'fault "reset": the connection was reset instead of sending this reply';
+    case 'empty':
+      return 'fault "empty": the connection was closed without a reply';
+    case 'malformed':
+      return 'fault "malformed": the status line and headers were sent, then a broken chunked body';
+    case 'slow':
+      return `fault "slow": this reply's body was sent in pieces over ${fault.durationMs ?? 0} ms`;
+  }
+}
+
+function joinNotes(...notes: Array<string | undefined>): string | undefined {
+  const kept = notes.filter((n) => n !== undefined);
+  return kept.length === 0 ? undefined : kept.join('; ');
 }
 
 /** The first `max` bytes of a UTF-8 body, never ending inside a character (a cut text stays valid text). */
@@ -93,6 +131,8 @@ interface CachedSandbox extends LiveEntry {
   /** Rules are current while the sandbox is at this version; the insert checks it. */
   version: number;
   rules: CompiledRule[];
+  /** Some rule has `times` or a scenario: choosing one reads (and may change) the store. */
+  conditional: boolean;
 }
 
 function hasHeader(headers: Array<[string, string]>, name: string): boolean {
@@ -115,6 +155,13 @@ function looksLikeJson(body: string): boolean {
 /** Which views of the body the rule's templates read: the capture path decodes and parses only for them. */
 function bodyUse(rule: CompiledRule): { text: boolean; keys: boolean } {
   const parts: TemplatePart[] = [...(rule.body ?? []), ...rule.headers.flatMap(([, v]) => v)];
+  // A callback's templates read the same request (parsed here only for rules that have callbacks).
+  for (const cb of rule.rule.callbacks ?? []) {
+    for (const text of [cb.url, cb.body ?? '', ...Object.values(cb.headers)]) {
+      const parsed = parseTemplate(text);
+      if (parsed.ok) parts.push(...parsed.parts);
+    }
+  }
   const refs = parts.filter((p) => typeof p !== 'string' && p.root === 'body');
   return {
     text: refs.some((p) => typeof p !== 'string' && p.keys.length === 0),
@@ -138,6 +185,8 @@ export function createCaptureService(
   limits: RateLimits,
   bus: EventBus,
   writer: RequestWriter,
+  /** Wakes the webhook sender: a rule queued callbacks. */
+  onCallbacksQueued: () => void = () => undefined,
 ) {
   const cache = new LiveSandboxCache<CachedSandbox>(bus);
   /** The sandbox from the store (the cache refreshed), or undefined when it is gone. */
@@ -153,6 +202,7 @@ export function createCaptureService(
       version: row.version,
       expiresAt: row.expires_at,
       rules: await compileRulesInSlices(row.mocks),
+      conditional: row.mocks.some(hasConditions),
     };
     cache.set(entry);
     return entry;
@@ -209,7 +259,81 @@ export function createCaptureService(
     if (rule.rule.statusCode < 200) {
       throw new ReplyError(`status ${rule.rule.statusCode} cannot be a final response`);
     }
-    return { status: rule.rule.statusCode, headers, body, note };
+    const callbacks = renderCallbacks(rule.rule, ctx);
+    const delayMs = delayOf(rule.rule.delayMs);
+    const fault = rule.rule.fault;
+    return {
+      status: rule.rule.statusCode,
+      headers,
+      body,
+      note: joinNotes(
+        note,
+        callbacks.problem,
+        delayMs === undefined ? undefined : `delayed ${delayMs} ms by the rule`,
+        fault === undefined ? undefined : faultNote(fault),
+      ),
+      ...(delayMs === undefined ? {} : { delayMs }),
+      ...(fault === undefined ? {} : { fault }),
+      ...(callbacks.rendered.length === 0 ? {} : { callbacks: callbacks.rendered }),
+    };
+  }
+
+  /** `header.x`, `query.x` or `body.a.b` of the request, as a scenario's correlation key; undefined when absent. */
+  async function requestValue(
+    req: CapturedRequest,
+    source: 'header' | 'query' | 'body',
+    name: string,
+  ): Promise<string | undefined> {
+    if (source === 'header') return headerValue(req.headers, name);
+    if (source === 'query') return new URLSearchParams(req.query ?? '').get(name) ?? undefined;
+    const parsed = parseTemplate(`{{body.${name}}}`);
+    if (!parsed.ok) return undefined;
+    const received = (await decodeBody(req.headers, req.body)).bytes;
+    const value = await bodyValue(req.headers, received);
+    const text = renderTemplate(parsed.parts, {
+      requestId: '',
+      now: '',
+      method: req.method,
+      bodyText: '',
+      bodyValue: () => value,
+      query: () => undefined,
+      header: () => undefined,
+      path: {},
+    });
+    return text === '' ? undefined : text;
+  }
+
+  /** The store's side of rule conditions for one sandbox (previews skip conditions: they change nothing). */
+  function conditionStore(target: CachedSandbox, now: Date): ConditionStore {
+    return {
+      state: (scenario, key) => readScenarioState(db, target.id, scenario, key),
+      async take(rule: StoredMockRule, key: string) {
+        const move = (q: Kysely<Database>) =>
+          compareAndSetState(
+            q,
+            target.id,
+            rule.scenario as string,
+            key,
+            rule.requiredState,
+            rule.newState as string,
+            now,
+          );
+        const use = (q: Kysely<Database>) =>
+          claimRuleUse(q, target.id, target.version, rule.id, rule.times as number);
+        if (rule.newState === undefined) return (await use(db)) ? 'taken' : 'exhausted';
+        if (rule.times === undefined) return (await move(db)) ? 'taken' : 'moved';
+        try {
+          return await db.transaction().execute(async (trx) => {
+            if (!(await move(trx))) return 'moved';
+            if (!(await use(trx))) throw new UsesRanOut();
+            return 'taken';
+          });
+        } catch (err) {
+          if (err instanceof UsesRanOut) return 'exhausted';
+          throw err;
+        }
+      },
+    };
   }
 
   /** The reply the sandbox's rules give this request (rendered, not yet stored). */
@@ -219,7 +343,15 @@ export function createCaptureService(
     requestId: string,
     now: Date,
   ): Promise<RenderedReply & { mockName: string | null }> {
-    const choice = chooseRuleWithin(target.rules, req.method, req.path);
+    const choice = target.conditional
+      ? await chooseWithConditions(
+          target.rules,
+          req.method,
+          req.path,
+          (rule, params) => stateKeyOf(rule, params, (source, name) => requestValue(req, source, name)),
+          conditionStore(target, now),
+        )
+      : chooseRuleWithin(target.rules, req.method, req.path);
     const match = choice.match;
     const preflight =
       req.method === 'OPTIONS' && headerValue(req.headers, 'access-control-request-method') !== undefined;
@@ -279,7 +411,7 @@ export function createCaptureService(
     /** The reply `rules` give `req`, built exactly as a capture's, but neither recorded nor counted (previews). */
     preview(rules: CompiledRule[], req: CapturedRequest) {
       return reply(
-        { id: '', workspaceId: '', version: 0, expiresAt: null, rules },
+        { id: '', workspaceId: '', version: 0, expiresAt: null, rules, conditional: false },
         req,
         newId(),
         clock.now(),
@@ -349,7 +481,24 @@ export function createCaptureService(
         }
         if (stored) {
           bus.publish({ kind: 'request', sandboxId: current.id, id: requestId });
-          return { status: out.status, headers: sent.headers, body: sent.body, requestId };
+          if (out.callbacks !== undefined) {
+            // Queued once the request is committed and before the reply goes out: an answered request's
+            // callbacks are in the outbox, whatever happens to this process next.
+            try {
+              await insertCallbacks(db, current.id, requestId, out.callbacks, now);
+            } catch (err) {
+              throw storeWriteFailure(err, "the rule's callbacks");
+            }
+            onCallbacksQueued();
+          }
+          return {
+            status: out.status,
+            headers: sent.headers,
+            body: sent.body,
+            requestId,
+            ...(out.delayMs === undefined ? {} : { delayMs: out.delayMs }),
+            ...(out.fault === undefined ? {} : { fault: out.fault }),
+          };
         }
         current = await load(current.id, clock.now());
         if (current === undefined) return undefined;
@@ -360,5 +509,7 @@ export function createCaptureService(
 }
 
 class ReplyError extends Error {}
+
+class UsesRanOut extends Error {}
 
 export type CaptureService = ReturnType<typeof createCaptureService>;

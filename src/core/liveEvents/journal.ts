@@ -51,3 +51,51 @@ export async function changeWithEvent<T>(
   }
   return value;
 }
+
+/** Journal rows per statement: eight parameters each stays far below PostgreSQL's bind parameter limit. */
+const JOURNAL_CHUNK = 1000;
+
+/**
+ * `changeWithEvent` for a change of many items of one sandbox (a bulk mark or delete): every event is
+ * journaled in the same transaction as the change, in the order given, with one lookup of the workspace.
+ */
+export async function changesWithEvents<T>(
+  db: Kysely<Database>,
+  bus: EventBus,
+  sandboxId: string,
+  work: (trx: Kysely<Database>) => Promise<{ value: T; changes: JournaledChange[] }>,
+): Promise<T> {
+  let journaled: JournaledChange[] = [];
+  const value = await db.transaction().execute(async (trx) => {
+    const { value: v, changes } = await work(trx);
+    if (changes.length > 0) {
+      const owner = await trx
+        .selectFrom('sandboxes')
+        .select('workspace_id')
+        .where('id', '=', sandboxId)
+        .executeTakeFirst();
+      if (owner !== undefined) {
+        for (let i = 0; i < changes.length; i += JOURNAL_CHUNK) {
+          await trx
+            .insertInto('change_events')
+            .values(
+              changes.slice(i, i + JOURNAL_CHUNK).map((c) => ({
+                workspace_id: owner.workspace_id,
+                sandbox_id: sandboxId,
+                kind: c.type,
+                data: JSON.stringify(c.data),
+              })),
+            )
+            .execute();
+        }
+        journaled = changes;
+      }
+    }
+    return v;
+  });
+  const last = journaled.at(-1);
+  if (last !== undefined) {
+    bus.publish({ kind: 'changed', sandboxId, id: 'id' in last.data ? last.data.id : sandboxId });
+  }
+  return value;
+}

@@ -138,6 +138,13 @@ export function foldPreview(text: string | null): string | null {
   return preview === '' ? null : preview;
 }
 
+/** `<logo@x>` -> `logo@x`, as a `cid:` URL names it; null when the part has none. */
+function bareContentId(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const bare = storable(value.trim().replace(/^<(.*)>$/s, '$1'));
+  return bare === '' ? null : bare;
+}
+
 function defaultFileName(index: number, contentType: unknown): string {
   const ext = typeof contentType === 'string' ? libmime.detectExtension(contentType) : 'bin';
   return `attachment-${index + 1}.${ext}`;
@@ -233,6 +240,7 @@ function mailparse(input: Buffer, options: RunOptions): Promise<Run> {
         contentType:
           contentType !== undefined && MIME_TYPE.test(contentType) ? contentType : 'application/octet-stream',
         sizeBytes: 0,
+        contentId: bareContentId(data.contentId),
       };
       run.attachments.push(info);
       content.on('data', (chunk: Buffer) => {

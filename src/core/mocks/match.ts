@@ -180,6 +180,8 @@ export interface RuleChoice {
 }
 
 export interface MatchOptions {
+  /** Try the rules from this position on (a conditional rule before it did not take the request). */
+  from?: number;
   budgetMs?: number;
   /** Milliseconds from a monotonic clock; tests slow it down to spend the budget. */
   now?: () => number;
@@ -202,7 +204,8 @@ export function chooseRuleWithin(
   let spentMs = 0;
   let segments: string[] | undefined;
   let pathTooLongForRegex = false;
-  for (const rule of rules) {
+  for (let i = options.from ?? 0; i < rules.length; i++) {
+    const rule = rules[i] as CompiledRule;
     if (rule.rule.isFallback || !methodMatches(rule.rule.method, method)) continue;
     const pattern = rule.pattern;
     let params: Record<string, string> | null;

@@ -5,9 +5,16 @@ import { isServiceCookieName, setCookieName } from '../http/sessionShield.ts';
 import { newId } from '../random.ts';
 import { mockRuleInput, updateMocksEnvelope, type MockRuleInput } from '../schemas.ts';
 import { parseInput, zodErrors } from '../validation.ts';
-import { colonSegmentProblem, compilePattern, isAnyPattern, normalizePattern } from './pattern.ts';
+import { checkCallbacks } from './callbackRules.ts';
+import {
+  colonSegmentProblem,
+  compilePattern,
+  isAnyPattern,
+  normalizePattern,
+  type PatternResult,
+} from './pattern.ts';
 import { parseTemplate } from './template.ts';
-import type { StoredMockRule } from './types.ts';
+import type { MockDelay, MockFault, StoredMockRule } from './types.ts';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Framing headers are the server's to set; a rule that sets them would corrupt the reply. */
@@ -79,6 +86,18 @@ function checkRule(input: MockRuleInput, at: string, errors: FieldError[]): Stor
     if (!parsed.ok) errors.push({ path: `${at}.body`, message: parsed.message });
   }
 
+  const delayMs = checkDelay(input, at, errors);
+  const fault = checkFault(input, at, errors);
+  checkScenario(input, at, compiled, errors);
+  if (isFallback && (input.times != null || input.scenario != null)) {
+    errors.push({
+      path: `${at}.${input.times != null ? 'times' : 'scenario'}`,
+      message:
+        'the fallback answers whatever no other rule took, so it cannot run out or wait for a state: put it on a rule with a pattern',
+    });
+  }
+  const callbacks = checkCallbacks(input.callbacks ?? [], `${at}.callbacks`, errors);
+
   if (errors.length > before || method === null) return undefined;
   const name = input.name?.trim() || defaultName(method, pattern, isFallback);
   return {
@@ -90,7 +109,122 @@ function checkRule(input: MockRuleInput, at: string, errors: FieldError[]): Stor
     headers,
     body,
     isFallback,
+    ...(delayMs === undefined ? {} : { delayMs }),
+    ...(fault === undefined ? {} : { fault }),
+    ...(input.times == null ? {} : { times: input.times }),
+    ...(input.scenario == null ? {} : { scenario: input.scenario }),
+    ...(input.requiredState == null ? {} : { requiredState: input.requiredState }),
+    ...(input.newState == null ? {} : { newState: input.newState }),
+    ...(input.stateKey == null ? {} : { stateKey: input.stateKey.trim() }),
+    ...(callbacks.length === 0 ? {} : { callbacks }),
   };
+}
+
+function checkDelay(input: MockRuleInput, at: string, errors: FieldError[]): MockDelay | undefined {
+  const d = input.delayMs;
+  if (d == null) return undefined;
+  if (typeof d === 'number') return d === 0 ? undefined : d;
+  if (d.min > d.max) {
+    errors.push({ path: `${at}.delayMs.max`, message: `must be at least min (${d.min})` });
+    return undefined;
+  }
+  return { min: d.min, max: d.max };
+}
+
+const FAULTS = 'reset, empty, malformed, slow';
+
+/** `"reset"` is shorthand for `{"type":"reset"}`; `slow` needs a duration, the others take none. */
+function checkFault(input: MockRuleInput, at: string, errors: FieldError[]): MockFault | undefined {
+  const raw = input.fault;
+  if (raw == null) return undefined;
+  const type = typeof raw === 'string' ? raw.trim().toLowerCase() : raw.type.trim().toLowerCase();
+  const durationMs = typeof raw === 'string' ? undefined : (raw.durationMs ?? undefined);
+  const path = typeof raw === 'string' ? `${at}.fault` : `${at}.fault.type`;
+  switch (type) {
+    case 'reset':
+    case 'empty':
+    case 'malformed':
+      if (durationMs !== undefined) {
+        errors.push({ path: `${at}.fault.durationMs`, message: `only a "slow" fault takes a duration` });
+        return undefined;
+      }
+      return { type };
+    case 'slow':
+      if (durationMs === undefined) {
+        errors.push({
+          path: typeof raw === 'string' ? `${at}.fault` : `${at}.fault.durationMs`,
+          message: 'a slow fault needs its duration: {"type": "slow", "durationMs": 2000}',
+        });
+        return undefined;
+      }
+      return { type: 'slow', durationMs };
+    default:
+      errors.push({ path, message: `unknown fault "${type}"; faults: ${FAULTS}` });
+      return undefined;
+  }
+}
+
+const STATE_KEY = /^(path|header|query|body)\.(.+)$/;
+
+/** The names a pattern captures (`{id}`, `{rest*}`, regex groups), or undefined when it did not compile. */
+function capturedNames(compiled: PatternResult): Set<string> | undefined {
+  if (!compiled.ok) return undefined;
+  const p = compiled.pattern;
+  if (p.kind === 'segments') {
+    return new Set(
+      p.segments.flatMap((s) =>
+        s.type === 'param' || (s.type === 'rest' && s.name !== null) ? [s.name as string] : [],
+      ),
+    );
+  }
+  if (p.kind === 'regex') return new Set(p.groupNames);
+  return new Set();
+}
+
+function checkScenario(
+  input: MockRuleInput,
+  at: string,
+  compiled: PatternResult,
+  errors: FieldError[],
+): void {
+  const hasScenario = input.scenario != null && input.scenario.trim() !== '';
+  if (input.scenario != null && !hasScenario)
+    errors.push({ path: `${at}.scenario`, message: 'cannot be empty' });
+  for (const field of ['requiredState', 'newState', 'stateKey'] as const) {
+    if (input[field] != null && !hasScenario && input.scenario == null) {
+      errors.push({ path: `${at}.${field}`, message: 'needs a scenario: name one in "scenario"' });
+    }
+    if (input[field] === '') errors.push({ path: `${at}.${field}`, message: 'cannot be empty' });
+  }
+  if (hasScenario && input.requiredState == null && input.newState == null) {
+    errors.push({
+      path: `${at}.scenario`,
+      message: 'a scenario does nothing without requiredState, newState or both',
+    });
+  }
+  if (input.stateKey == null || input.stateKey === '') return;
+  const m = STATE_KEY.exec(input.stateKey.trim());
+  if (m === null) {
+    errors.push({
+      path: `${at}.stateKey`,
+      message: 'must be path.<name>, header.<name>, query.<name> or body.<field path>, e.g. "path.id"',
+    });
+    return;
+  }
+  const [, source, name] = m as unknown as [string, string, string];
+  if (source === 'path') {
+    const names = capturedNames(compiled);
+    if (names !== undefined && !names.has(name)) {
+      errors.push({
+        path: `${at}.stateKey`,
+        message: `the pattern captures no "${name}"; write {${name}} in the pattern or use one it captures (${[...names].join(', ') || 'none'})`,
+      });
+    }
+    return;
+  }
+  // The same paths templates read ({{body.order.id}}, {{header.x-order}}), parsed the same way.
+  const parsed = parseTemplate(`{{${source}.${name}}}`);
+  if (!parsed.ok) errors.push({ path: `${at}.stateKey`, message: parsed.message });
 }
 
 /**

@@ -1,11 +1,11 @@
 // Fetches Client ID Metadata Documents (client_ids that are https URLs): SSRF-guarded, size- and time-limited, cached.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
-import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { getCACertificates } from 'node:tls';
 import { systemClock, type Clock } from '../clock.ts';
+import { pinnedRequest } from '../pinnedRequest.ts';
 import { nonPublicAddress } from './addressPolicy.ts';
 import type { ClientMetadataFetcher, FetchedDocument } from './types.ts';
 
@@ -173,7 +173,7 @@ async function fetchDocument(url: string, target: URL, limits: FetchLimits): Pro
     const addresses = await resolveChecked(url, host, limits.allowPrivate, controller.signal);
     if (controller.signal.aborted) return timedOut();
     if (!Array.isArray(addresses)) return addresses;
-    const answer = await request(url, target, host, addresses, limits, controller.signal);
+    const answer = await request(url, target, addresses, limits, controller.signal);
     if (controller.signal.aborted && !answer.ok) return timedOut();
     return answer;
   } finally {
@@ -219,45 +219,19 @@ async function resolveChecked(
   return addresses;
 }
 
-/** Answers net.connect's lookup with the addresses already vetted, so no second resolution can differ. */
-function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
-    const usable = wanted === undefined ? addresses : addresses.filter((a) => a.family === wanted);
-    if (usable.length === 0) {
-      const err: NodeJS.ErrnoException = new Error(`no IPv${wanted} address`);
-      err.code = 'ENOTFOUND';
-      callback(err, '', 0);
-    } else if (options.all) {
-      callback(null, usable);
-    } else {
-      const first = usable[0] as LookupAddress;
-      callback(null, first.address, first.family);
-    }
-  };
-}
-
 function request(
   url: string,
   target: URL,
-  host: string,
   addresses: LookupAddress[],
   limits: FetchLimits,
   signal: AbortSignal,
 ): Promise<FetchedDocument> {
   return new Promise((resolve) => {
-    const req = https.request({
-      protocol: 'https:',
-      hostname: host,
-      port: target.port === '' ? 443 : Number(target.port),
-      path: target.pathname + target.search,
+    const req = pinnedRequest(target.href, addresses, {
       method: 'GET',
-      headers: { host: target.host, accept: 'application/json', 'user-agent': USER_AGENT },
-      lookup: pinnedLookup(addresses),
-      // A private agent: no pooled socket from elsewhere, and no proxy taken from the environment.
-      agent: false,
-      ca: limits.ca,
+      headers: { accept: 'application/json', 'user-agent': USER_AGENT },
       signal,
+      ca: limits.ca,
     });
     req.on('error', (err: NodeJS.ErrnoException) => resolve(refuse(connectionFailure(url, err))));
     req.on('response', (res) => {

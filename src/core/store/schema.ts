@@ -1,8 +1,11 @@
 // Table types for kysely: the single source of truth for column names and types in SQL.
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { StoredMockRule } from '../mocks/types.ts';
+import type { SmtpFaultStep, SmtpSessionEvent } from '../smtpFaults/types.ts';
 
 type Json<T> = ColumnType<T, string, string>;
+/** A column an insert may leave out (null then): added later, for some rows only. */
+type Optional<T> = ColumnType<T | null, T | null | undefined, T | null>;
 
 /** A row's position in the live event stream (migration 010): xid8 and bigint, read as text, set by defaults. */
 type EventXid = Generated<string>;
@@ -53,6 +56,8 @@ export interface AttachmentInfo {
   fileName: string;
   contentType: string;
   sizeBytes: number;
+  /** The part's Content-ID without angle brackets (what `cid:` URLs name); absent on rows stored before it. */
+  contentId?: string | null;
 }
 
 export interface MessagesTable {
@@ -79,6 +84,8 @@ export interface MessagesTable {
   search_words: string;
   /** The W3C trace context it arrived with, validated (migration 026); null when absent or invalid. */
   traceparent: string | null;
+  /** Its words for `search=` as tsvector input (migration 028): the writer derives them, search/document.ts. */
+  search_doc: string | null;
   event_xid: EventXid;
   event_seq: EventSeq;
 }
@@ -113,6 +120,8 @@ export interface RequestsTable {
   response_note: string | null;
   /** The W3C trace context it arrived with, validated (migration 026); null when absent or invalid. */
   traceparent: string | null;
+  /** Its words for `search=` as tsvector input (migration 029): the writer derives them, search/document.ts. */
+  search_doc: string | null;
   is_read: Generated<boolean>;
   event_xid: EventXid;
   event_seq: EventSeq;
@@ -152,6 +161,24 @@ export interface ChangeEventsHorizonTable {
   event_seq: string;
 }
 
+/** How often a `times` mock rule has answered, per save of the rules (migration 034). */
+export interface MockRuleUsesTable {
+  sandbox_id: string;
+  version: number;
+  rule_id: string;
+  used: number;
+}
+
+/** A mock scenario's state per correlation key; no row means the initial state, `Started` (migration 034). */
+export interface MockScenarioStatesTable {
+  sandbox_id: string;
+  scenario: string;
+  /** '' when the state is kept for the whole sandbox. */
+  state_key: string;
+  state: string;
+  updated_at: Date;
+}
+
 /** Outgoing webhooks: a workspace's (or one sandbox's) subscription to live event types (migration 023). */
 export interface WebhooksTable {
   id: string;
@@ -170,7 +197,8 @@ export interface WebhooksTable {
 export interface WebhookOutboxTable {
   /** The `webhook-id` header: the same on every attempt, so receivers can drop repeats. */
   id: string;
-  webhook_id: string;
+  /** Null for a mock rule's callback (migration 035), which carries its own target below. */
+  webhook_id: string | null;
   event_key: string;
   event_type: string;
   /** The exact body sent (and signed) on every attempt. */
@@ -181,12 +209,22 @@ export interface WebhookOutboxTable {
   /** Set while a process is sending it; a crashed sender's claim lapses at this time. */
   claimed_until: Date | null;
   created_at: Date;
+  /** A callback's origin and target (migration 035); null for a webhook's rows. */
+  sandbox_id: Optional<string>;
+  rule_id: Optional<string>;
+  request_id: Optional<string>;
+  target_url: Optional<string>;
+  target_method: Optional<string>;
+  /** JSON: header name -> value. */
+  target_headers: Optional<string>;
+  /** JSON: the rule's CallbackSigning. */
+  signing: Optional<string>;
 }
 
-/** The log of delivery attempts (migration 023). */
+/** The log of delivery attempts (migration 023; callbacks' too, migration 035). */
 export interface WebhookDeliveriesTable {
   id: string;
-  webhook_id: string;
+  webhook_id: string | null;
   message_id: string;
   event_type: string;
   attempt: number;
@@ -197,6 +235,10 @@ export interface WebhookDeliveriesTable {
   error: string | null;
   next_attempt_at: Date | null;
   created_at: Date;
+  sandbox_id: Optional<string>;
+  rule_id: Optional<string>;
+  request_id: Optional<string>;
+  url: Optional<string>;
 }
 
 /** The fan-out's position in the event stream: one row, id 1 (migration 023). */
@@ -204,6 +246,26 @@ export interface WebhookFanoutTable {
   id: number;
   event_xid: string;
   event_seq: string;
+}
+
+/** One step of a sandbox's SMTP fault script (migration 032). */
+export interface SmtpFaultStepsTable {
+  sandbox_id: string;
+  position: number;
+  generation: string;
+  step: Json<SmtpFaultStep>;
+  remaining: number | null;
+}
+
+/** One SMTP session as seen by a sandbox that has a fault script (migration 032). */
+export interface SmtpSessionsTable {
+  id: string;
+  sandbox_id: string;
+  listener: 'submission' | 'inbound';
+  remote_address: string | null;
+  started_at: Date;
+  ended_at: Date | null;
+  events: ColumnType<SmtpSessionEvent[], string | undefined, string>;
 }
 
 /** Secrets every process of one store shares, made on first use (migration 017). */
@@ -305,13 +367,17 @@ export interface Database {
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
   webhooks: WebhooksTable;
+  mock_rule_uses: MockRuleUsesTable;
+  mock_scenario_states: MockScenarioStatesTable;
   webhook_outbox: WebhookOutboxTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_fanout: WebhookFanoutTable;
+  smtp_fault_steps: SmtpFaultStepsTable;
+  smtp_sessions: SmtpSessionsTable;
 }
 
 /** Columns the store fills itself: a row as the code reads or writes it leaves them out. */
-type StoreDerived = 'search_words' | 'event_xid' | 'event_seq';
+type StoreDerived = 'search_words' | 'search_doc' | 'event_xid' | 'event_seq';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -331,3 +397,5 @@ export type TokenRow = Selectable<OAuthTokensTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookOutboxRow = Selectable<WebhookOutboxTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type SmtpFaultStepRow = Selectable<SmtpFaultStepsTable>;
+export type SmtpSessionRow = Selectable<SmtpSessionsTable>;

@@ -26,6 +26,7 @@ import {
   type NewOutboxRow,
 } from '../store/repos/webhooks.ts';
 import type { Database } from '../store/schema.ts';
+import { callbackHeaders } from './callbackSigning.ts';
 import { postPinned, type Attempt } from './post.ts';
 import { newMessageId } from './service.ts';
 import { vetTarget, type TargetPolicy } from './targets.ts';
@@ -169,6 +170,17 @@ export function startWebhookDelivery(
     const vetted = await vetTarget(row.url, options.policy);
     if (!vetted.ok) return { statusCode: null, excerpt: null, error: vetted.reason, durationMs: 0 };
     const at = clock.now();
+    if (row.secret === null) {
+      // A mock rule's callback: its own method, headers and signing (mocks/callbackSigning.ts).
+      const headers = {
+        ...callbackHeaders(row, at),
+        ...(JSON.parse(row.target_headers ?? '{}') as Record<string, string>),
+      };
+      return postPinned(row.url, vetted.addresses, headers, row.payload, options.timeoutMs, {
+        method: row.target_method ?? 'POST',
+        userAgent: 'sandtrap-callbacks',
+      });
+    }
     const signature = new Webhook(row.secret).sign(row.id, at, row.payload);
     const headers = {
       'webhook-id': row.id,
@@ -205,6 +217,10 @@ export function startWebhookDelivery(
       {
         id: newId(),
         webhook_id: row.webhook_id,
+        sandbox_id: row.sandbox_id,
+        rule_id: row.rule_id,
+        request_id: row.request_id,
+        url: row.webhook_id === null ? row.url : null,
         message_id: row.id,
         event_type: row.event_type,
         attempt: row.attempts,
@@ -264,8 +280,8 @@ export function startWebhookDelivery(
     } catch (err) {
       options.onError(err, 'webhook fan-out failed; it runs again shortly');
     }
-    // Without a webhook there is no outbox row (they go with their webhook): an idle store is read once a poll.
-    if (!anyHooks) return schedule(false);
+    // Without a webhook only mock rules' callbacks can be pending: an idle store is read once or twice a poll.
+    if (!anyHooks && (await nextDueAt(db).catch(() => undefined)) === undefined) return schedule(false);
     try {
       await sendDue();
     } catch (err) {

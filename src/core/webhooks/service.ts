@@ -53,7 +53,7 @@ const toWebhook = (r: WebhookRow): Webhook => ({
   createdAt: r.created_at,
 });
 
-const toDelivery = (r: WebhookDeliveryRow): WebhookDelivery => ({
+export const toDelivery = (r: WebhookDeliveryRow): WebhookDelivery => ({
   id: r.id,
   messageId: r.message_id,
   eventType: r.event_type,

@@ -16,11 +16,21 @@ export const MOCK_RULE_ARGS = {
   headers: 'headers',
   body: 'body',
   is_fallback: 'isFallback',
+  delay_ms: 'delayMs',
+  fault: 'fault',
+  times: 'times',
+  scenario: 'scenario',
+  required_state: 'requiredState',
+  new_state: 'newState',
+  state_key: 'stateKey',
+  callbacks: 'callbacks',
 } as const;
 
 export const PAGE_ARGS = { query: 'q', limit: 'limit', cursor: 'cursor' } as const;
 
-export const EMAIL_LIST_ARGS = { ...PAGE_ARGS, to: 'capturedFor', since: 'since' } as const;
+export const EMAIL_LIST_ARGS = { ...PAGE_ARGS, to: 'capturedFor', since: 'since', search: 'search' } as const;
+
+export const REQUEST_LIST_ARGS = { ...PAGE_ARGS, search: 'search' } as const;
 
 export const EMAIL_WAIT_ARGS = {
   subject_contains: 'subjectContains',

@@ -1,5 +1,7 @@
 // get_email: one captured email with its code and links extracted.
 import { z } from 'zod';
+import { CHECK_NAMES } from '../../core/checks/service.ts';
+import { checksSchema, checksView } from '../checksView.ts';
 import { defineTool } from '../toolkit.ts';
 import { emailSchema, emailView } from '../views.ts';
 import { uuid } from '../../core/schemas.ts';
@@ -13,8 +15,15 @@ export const getEmail = defineTool({
   inputSchema: z.object({
     sandbox_id: sandboxId,
     email_id: uuid.describe('An email id from list_emails or wait_for_email.'),
+    checks: z
+      .array(z.enum(CHECK_NAMES))
+      .optional()
+      .describe(
+        'Also run these checks: html (client compatibility from caniemail), spam (offline spam-style score), ' +
+          'links (fetches every link now; slow, and only targets the webhook policy allows).',
+      ),
   }),
-  outputSchema: z.object({ email: emailSchema, hint }),
+  outputSchema: z.object({ email: emailSchema, checks: checksSchema.optional(), hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   coreNames: ID_NAMES,
   async handler(args, { backend }) {
@@ -22,8 +31,13 @@ export const getEmail = defineTool({
       await backend.getEmail(args.sandbox_id, args.email_id),
       await backend.sandboxDashboardUrl(args.sandbox_id),
     );
+    const checks =
+      args.checks === undefined || args.checks.length === 0
+        ? undefined
+        : checksView(await backend.emailChecks(args.sandbox_id, args.email_id, args.checks));
     return {
       email,
+      ...(checks && { checks }),
       hint:
         email.otp.code !== null
           ? `The code is ${email.otp.code}.`

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../toolkit.ts';
 import { createSandbox } from './createSandbox.ts';
 import { deleteSandbox } from './deleteSandbox.ts';
 import { extractFromBody } from './extractFromBody.ts';
+import { expect } from './expect.ts';
 import { extractOtp } from './extractOtp.ts';
 import { getEmail } from './getEmail.ts';
 import { getRequest } from './getRequest.ts';
@@ -10,7 +11,10 @@ import { getSandbox } from './getSandbox.ts';
 import { listEmails } from './listEmails.ts';
 import { listRequests } from './listRequests.ts';
 import { listSandboxes } from './listSandboxes.ts';
+import { mockState } from './mockState.ts';
 import { setMockRules } from './setMockRules.ts';
+import { setSmtpFaults } from './setSmtpFaults.ts';
+import { listSmtpSessions } from './listSmtpSessions.ts';
 import { verifySignature } from './verifySignature.ts';
 import { waitForEmail } from './waitForEmail.ts';
 import { waitForRequest } from './waitForRequest.ts';
@@ -19,15 +23,19 @@ export const tools: ToolDefinition[] = [
   createSandbox,
   waitForEmail,
   waitForRequest,
+  expect,
   extractOtp,
   extractFromBody,
   listSandboxes,
   getSandbox,
   deleteSandbox,
   setMockRules,
+  mockState,
   listEmails,
   getEmail,
   listRequests,
   getRequest,
   verifySignature,
+  setSmtpFaults,
+  listSmtpSessions,
 ];

@@ -15,6 +15,9 @@ export const listEmails = defineTool({
   inputSchema: z.object({
     sandbox_id: sandboxId,
     query: fields.query.describe('Free text: subject, sender, recipients, the start of the body.'),
+    search: fields.search.describe(
+      'Words (bodies, file names too), "phrase", -word, from: to: subject: has:attachment is:unread before:/after:2026-01-31',
+    ),
     to: fields.to.describe('Exact recipient address the mail arrived on.'),
     unread_only: z.boolean().optional().describe('Only emails not yet marked read.'),
     since: fields.since.describe(

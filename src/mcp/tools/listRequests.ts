@@ -2,11 +2,11 @@
 import { z } from 'zod';
 import { defineTool } from '../toolkit.ts';
 import { requestSummarySchema, requestSummaryView } from '../views.ts';
-import { searchPageQuery } from '../../core/schemas.ts';
+import { listRequestsQuery } from '../../core/schemas.ts';
 import { hint, limit, nextCursor, sandboxId } from './common.ts';
-import { coreFields, ID_NAMES, invert, PAGE_ARGS, toCore } from './coreArgs.ts';
+import { coreFields, ID_NAMES, invert, REQUEST_LIST_ARGS, toCore } from './coreArgs.ts';
 
-const fields = coreFields(searchPageQuery.shape, PAGE_ARGS);
+const fields = coreFields(listRequestsQuery.shape, REQUEST_LIST_ARGS);
 
 export const listRequests = defineTool({
   name: 'list_requests',
@@ -15,17 +15,18 @@ export const listRequests = defineTool({
   inputSchema: z.object({
     sandbox_id: sandboxId,
     query: fields.query.describe('Free text: method, path, query string, status, rule name.'),
+    search: fields.search.describe('Words (path, query, headers, text body), "phrase", -word, is:unread'),
     unread_only: z.boolean().optional().describe('Only requests no wait has returned yet.'),
     limit,
     cursor: fields.cursor.describe('next_cursor from the previous page.'),
   }),
   outputSchema: z.object({ requests: z.array(requestSummarySchema), next_cursor: nextCursor, hint }),
   annotations: { readOnlyHint: true, openWorldHint: false },
-  coreNames: { ...ID_NAMES, ...invert(PAGE_ARGS) },
+  coreNames: { ...ID_NAMES, ...invert(REQUEST_LIST_ARGS) },
   async handler(args, { backend }) {
     const sandboxUrl = await backend.sandboxDashboardUrl(args.sandbox_id);
     const page = await backend.listRequests(args.sandbox_id, {
-      ...toCore(args, PAGE_ARGS),
+      ...toCore(args, REQUEST_LIST_ARGS),
       isRead: args.unread_only === true ? false : undefined,
     });
     return {

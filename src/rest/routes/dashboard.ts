@@ -4,7 +4,7 @@
 // accepts, by @fastify/static. Every answer carries a strict CSP without inline script.
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { problem } from '../../core/problem.ts';
@@ -115,4 +115,34 @@ export async function dashboardRoutes(app: FastifyInstance, webDir: string = DEF
     },
     { prefix: '/assets' },
   );
+}
+
+/** Paths that belong to the API, the agent server and the probes: their unknown paths stay problem+json. */
+const MACHINE_PATHS =
+  /^\/(api|mcp|oauth|\.well-known|openapi|api-docs|healthz|readyz|metrics|providers|assets)(\/|$|\?)/;
+
+/**
+ * A browser's request for an unknown page (GET, accepting HTML, outside the machine paths) gets the dashboard
+ * with status 404, which shows its own "page not found" view instead of raw JSON; undefined for anything else.
+ */
+export function dashboardNotFoundPage(webDir: string = DEFAULT_WEB_DIR) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+    if (!String(request.headers.accept ?? '').includes('text/html')) return undefined;
+    if (MACHINE_PATHS.test(request.url)) return undefined;
+    let html: Buffer;
+    try {
+      html = await readFile(join(webDir, 'index.html'));
+    } catch {
+      return undefined;
+    }
+    return reply
+      .code(404)
+      .header('Content-Security-Policy', DASHBOARD_CSP)
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Referrer-Policy', 'same-origin')
+      .header('Cache-Control', 'no-cache')
+      .type('text/html; charset=utf-8')
+      .send(html);
+  };
 }

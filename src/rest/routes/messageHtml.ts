@@ -1,6 +1,7 @@
 // GET /sandboxes/{sandboxId}/messages/{messageId}/html: a message's HTML part for the dashboard's sandboxed
-// iframe. The CSP sandboxes it again on its own (no script, no same-origin), blocks every fetch but images
-// and fonts, and lets only this origin frame it; links open in a new tab through an injected <base>.
+// iframe. The CSP sandboxes it again on its own (no script; same-origin kept so the dashboard can measure its
+// height and its cid: images load with the session cookie), blocks every fetch but images and fonts, and lets
+// only this origin frame it; links open in a new tab through an injected <base>; cid: URLs point at /parts.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Core } from '../../core/core.ts';
@@ -9,9 +10,12 @@ import { uuid } from '../../core/schemas.ts';
 import { parseInput } from '../../core/validation.ts';
 
 export const MESSAGE_HTML_CSP = [
-  'sandbox allow-popups allow-popups-to-escape-sandbox',
+  // allow-same-origin without allow-scripts: nothing in the mail can run, so the origin it keeps is only read by
+  // the parent (the frame's height) and sent with the /parts requests (the SameSite=Strict session cookie).
+  // With no script-src, 'unsafe-inline' is missing too, which also blocks javascript: URLs the mail navigates to.
+  'sandbox allow-same-origin allow-popups allow-popups-to-escape-sandbox',
   "default-src 'none'",
-  'img-src data: cid: https: http:',
+  "img-src 'self' data: https: http:",
   "style-src 'unsafe-inline'",
   'font-src data: https:',
   "frame-ancestors 'self'",
@@ -42,6 +46,28 @@ export function withoutHttpEquiv(html: string): string {
   return html.replace(/http-equiv/gi, 'data-sandtrap-http-equiv');
 }
 
+/** A cid: URL as RFC 2392 writes it (percent-encoded Content-ID), inside an attribute or a CSS url(). */
+const CID_URL = /(^|["'(\s=])cid:([^"'\s)>]+)/gi;
+
+function decodedOrSame(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Points `cid:` URLs at this message's /parts/{contentId}, relative to the /html URL so no id is repeated here.
+ * Done on the server, as Mailpit does, so the frame needs no script and the parent never edits the mail.
+ */
+export function withPartUrls(html: string): string {
+  return html.replace(
+    CID_URL,
+    (_all, lead: string, cid: string) => `${lead}parts/${encodeURIComponent(decodedOrSame(cid))}`,
+  );
+}
+
 export function messageHtmlRoutes(app: FastifyInstance, core: Core): void {
   app.get('/sandboxes/:sandboxId/messages/:messageId/html', async (request, reply) => {
     const { sandboxId, messageId } = parseInput(messageParams, request.params, 'path');
@@ -58,6 +84,6 @@ export function messageHtmlRoutes(app: FastifyInstance, core: Core): void {
       .header('Referrer-Policy', 'no-referrer')
       .header('Cache-Control', 'private, no-cache')
       .type('text/html; charset=utf-8')
-      .send(withBaseTarget(withoutHttpEquiv(message.htmlBody)));
+      .send(withBaseTarget(withPartUrls(withoutHttpEquiv(message.htmlBody))));
   });
 }

@@ -6,7 +6,7 @@ import type { Core } from '../../core/core.ts';
 import { attachmentIndex, listRequestsQuery, updateRequestInput, uuid } from '../../core/schemas.ts';
 import { parseInput } from '../../core/validation.ts';
 import { sendDownload } from '../download.ts';
-import { pageDto, requestDetailDto, requestSummaryDto } from '../mappers.ts';
+import { pageDto, replayResultDto, requestDetailDto, requestSummaryDto } from '../mappers.ts';
 
 const sandboxParams = z.object({ sandboxId: uuid });
 const requestParams = sandboxParams.extend({ requestId: uuid });
@@ -28,6 +28,17 @@ export function requestRoutes(app: FastifyInstance, core: Core): void {
     return reply.code(204).send();
   });
 
+  // Bulk marks and deletes (the dashboard's multi-select, mark all read, and a clear up to what was seen).
+  app.post(`${base}/read`, async (request) => {
+    const { sandboxId } = parseInput(sandboxParams, request.params, 'path');
+    return core.streamActions.markRead(request.principal.workspaceId, sandboxId, 'requests', request.body);
+  });
+
+  app.post(`${base}/delete`, async (request) => {
+    const { sandboxId } = parseInput(sandboxParams, request.params, 'path');
+    return core.streamActions.deleteMany(request.principal.workspaceId, sandboxId, 'requests', request.body);
+  });
+
   app.get(`${base}/:requestId`, async (request) => {
     const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
     return requestDetailDto(await requests.get(request.principal.workspaceId, sandboxId, requestId));
@@ -44,6 +55,17 @@ export function requestRoutes(app: FastifyInstance, core: Core): void {
     const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
     await requests.delete(request.principal.workspaceId, sandboxId, requestId);
     return reply.code(204).send();
+  });
+
+  app.post(`${base}/:requestId/replay`, async (request) => {
+    const { sandboxId, requestId } = parseInput(requestParams, request.params, 'path');
+    const result = await core.replay.replay(
+      request.principal.workspaceId,
+      sandboxId,
+      requestId,
+      request.body,
+    );
+    return replayResultDto(result);
   });
 
   app.get(`${base}/:requestId/raw`, async (request, reply) => {

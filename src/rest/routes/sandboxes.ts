@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Core } from '../../core/core.ts';
 import { uuid } from '../../core/schemas.ts';
 import { parseInput } from '../../core/validation.ts';
-import { pageDto, sandboxDto } from '../mappers.ts';
+import { pageDto, sandboxActivityDto, sandboxDto } from '../mappers.ts';
 
 const idParams = z.object({ id: uuid });
 
@@ -19,6 +19,12 @@ export function sandboxRoutes(app: FastifyInstance, core: Core): void {
 
   app.get('/sandboxes', async (request) => {
     return pageDto(await sandboxes.list(request.principal.workspaceId, request.query), sandboxDto);
+  });
+
+  // Counts for the dashboard's sandbox list; a static path, so it is matched before /sandboxes/:id.
+  app.get('/sandboxes/activity', async (request) => {
+    const items = await core.streamActions.activity(request.principal.workspaceId, request.query);
+    return { items: items.map(sandboxActivityDto) };
   });
 
   app.get('/sandboxes/:id', async (request) => {

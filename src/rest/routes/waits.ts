@@ -16,7 +16,7 @@ const requestQuery = requestWaitQuery.extend(waitOptionsQuery.shape);
 const WAIT_MISSES_HEADER = 'Sandtrap-Wait-Misses';
 
 /** Aborted when the client disconnects before the answer, so its waiter is released at once. */
-function clientGone(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort();

@@ -1,4 +1,5 @@
-// A dot saying whether live updates flow: green when connected, red while reconnecting (lists then may lag).
+// A dot saying whether live updates flow: green when connected, red while reconnecting (lists then may lag),
+// with a short word beside it so the state is not told by colour alone.
 import type { LiveStatus } from '../live.ts';
 
 const TEXT: Record<LiveStatus, string> = {
@@ -7,9 +8,17 @@ const TEXT: Record<LiveStatus, string> = {
   reconnecting: 'Live updates lost; reconnecting',
 };
 
+const SHORT: Record<LiveStatus, string> = {
+  connecting: 'Connecting…',
+  open: 'Live',
+  reconnecting: 'Reconnecting…',
+};
+
 export function LiveDot({ status }: { status: LiveStatus }) {
   return (
-    <span class={`live-dot ${status}`} title={TEXT[status]}>
+    <span class="live-status" role="status" title={TEXT[status]} data-status={status}>
+      <span class={`live-dot ${status}`} aria-hidden="true" />
+      <span aria-hidden="true">{SHORT[status]}</span>
       <span class="visually-hidden">{TEXT[status]}</span>
     </span>
   );

@@ -2,12 +2,13 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, client, errorText, ok, type Sandbox } from '../api.ts';
 import { useLive } from '../live.ts';
-import { paths, type Route } from '../router.ts';
+import { navigate, paths, type Route } from '../router.ts';
 import { ErrorMessage, Loading } from '../ui/Empty.tsx';
 import { Link } from '../ui/Link.tsx';
 import { LiveDot } from '../ui/LiveDot.tsx';
 import { Tabs } from '../ui/Tabs.tsx';
 import { Time } from '../ui/Time.tsx';
+import { ArrivalToggles, autoOpenOn, autoOpenPath } from './arrivals.tsx';
 import { MailPane } from './mail/index.tsx';
 import { RequestsPane } from './requests/index.tsx';
 import { RulesEditor } from './rules/RulesEditor.tsx';
@@ -45,7 +46,11 @@ export function SandboxPage({ route }: { route: SandboxRoute }) {
   const live = useLive(sandboxId, (event) => {
     // The live view of a sandbox leaves out the SMTP password, so a change is read back whole.
     if (event.event === 'sandbox.updated' || event.event === 'reset') void reload();
-    else if (event.event === 'sandbox.deleted') {
+    else if (event.event === 'message.received' || event.event === 'request.received') {
+      // Auto-open follows the tab in view, so a request arriving never pulls the person off their mail.
+      const open = autoOpenOn(sandboxId) ? autoOpenPath(event, route.tab) : null;
+      if (open !== null) navigate(open);
+    } else if (event.event === 'sandbox.deleted') {
       setError({
         gone: true,
         text: 'This sandbox was just deleted (or it expired), with everything it captured.',
@@ -90,6 +95,7 @@ export function SandboxPage({ route }: { route: SandboxRoute }) {
             expires <Time iso={sandbox.expiresAt} />
           </span>
         )}
+        <ArrivalToggles sandboxId={sandboxId} sandboxName={sandbox.name} />
         <code class="muted address" title="Any address at this domain lands here">
           {sandbox.emailAddress}
         </code>

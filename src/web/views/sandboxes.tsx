@@ -8,13 +8,17 @@ import { Field, FormActions } from '../ui/Field.tsx';
 import { Link } from '../ui/Link.tsx';
 import { LiveDot } from '../ui/LiveDot.tsx';
 import { Time } from '../ui/Time.tsx';
+import { ActivityLine, useActivity } from './activity.tsx';
+import { searchFromUrl } from './shared/SearchBox.tsx';
 import { parseTags } from './tags.ts';
 
 type ListedSandbox = Schemas['LiveSandbox'] | Sandbox;
 const PAGE = 50;
 
 export function SandboxesPage() {
-  const [q, setQ] = useState('');
+  // The search lives in the URL (`?search=`, as on the mail and request lists), so a reload or a shared link
+  // shows the same sandboxes.
+  const [q, setQ] = useState(searchFromUrl);
   const [items, setItems] = useState<ListedSandbox[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [status, setStatus] = useState<'loading' | 'idle' | 'more'>('loading');
@@ -47,10 +51,17 @@ export function SandboxesPage() {
 
   // Debounced, so typing a name costs one query.
   useEffect(() => {
+    const params = new URLSearchParams(location.search);
+    if (q.trim() === '') params.delete('search');
+    else params.set('search', q);
+    const query = params.toString();
+    // In place: one history entry per keystroke would make Back useless.
+    history.replaceState(history.state, '', `${location.pathname}${query ? `?${query}` : ''}`);
     const timer = setTimeout(() => void load(q, null), q ? 200 : 0);
     return () => clearTimeout(timer);
   }, [q]);
 
+  const activity = useActivity(items.map((s) => s.id));
   const live = useLive(null, (event) => {
     if (event.event === 'sandbox.created') {
       if (matches(event.data, q))
@@ -118,7 +129,12 @@ export function SandboxesPage() {
       ) : (
         <ul class="cards" aria-label="Sandboxes" data-keylist>
           {catchAllFirst(items).map((sandbox) => (
-            <SandboxCard key={sandbox.id} sandbox={sandbox} onTag={(text) => setQ(text)} />
+            <SandboxCard
+              key={sandbox.id}
+              sandbox={sandbox}
+              activity={activity.get(sandbox.id)}
+              onTag={(text) => setQ(text)}
+            />
           ))}
         </ul>
       )}
@@ -146,7 +162,15 @@ function matches(sandbox: ListedSandbox, q: string): boolean {
   );
 }
 
-function SandboxCard({ sandbox, onTag }: { sandbox: ListedSandbox; onTag: (text: string) => void }) {
+function SandboxCard({
+  sandbox,
+  activity,
+  onTag,
+}: {
+  sandbox: ListedSandbox;
+  activity: Schemas['SandboxActivity'] | undefined;
+  onTag: (text: string) => void;
+}) {
   const tags = Object.entries(sandbox.tags);
   return (
     <li class={sandbox.catchAll === true ? 'card catch-all' : 'card'}>
@@ -172,6 +196,7 @@ function SandboxCard({ sandbox, onTag }: { sandbox: ListedSandbox; onTag: (text:
           </span>
         )}
       </div>
+      <ActivityLine activity={activity} />
       {tags.length > 0 && (
         <ul class="tags" aria-label="Tags">
           {tags.map(([key, value]) => (

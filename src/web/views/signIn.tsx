@@ -6,10 +6,13 @@ import { signIn, type SessionInfo } from '../session.ts';
 export function SignIn({
   onSignedIn,
   intro,
+  ended = false,
 }: {
   onSignedIn: (session: SessionInfo) => void;
   /** Why the person is asked to sign in, when they came for something other than the dashboard itself. */
   intro?: string | undefined;
+  /** The API answered 401 during a session: the key was revoked or expired, not signed out on purpose. */
+  ended?: boolean;
 }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -38,6 +41,11 @@ export function SignIn({
   return (
     <main class="page narrow sign-in">
       <h1>Sign in to sandtrap</h1>
+      {ended && !error && (
+        <p class="notice warn" role="alert" id="session-ended">
+          This key was revoked or has expired; paste another.
+        </p>
+      )}
       {intro && <p class="sign-in-intro">{intro}</p>}
       <form onSubmit={submit} noValidate>
         <label for="api-key">API key</label>

@@ -1,6 +1,8 @@
 // SQL for captured messages. Lists never read the raw source or bodies.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
+import { messageDocument } from '../../search/document.ts';
+import type { SearchFilter } from '../../search/query.ts';
 import { setReadFlag } from './readFlag.ts';
 import type { Database, MessageRow, NewMessageRow } from '../schema.ts';
 import {
@@ -49,6 +51,8 @@ export interface MessageFilter {
   isRead?: boolean | undefined;
   /** Only messages after this one in list order (a wait's mark, migration 021). */
   newerThan?: { at: Date; id: string } | undefined;
+  /** A parsed `search=` (src/core/search): undefined when it has no terms. */
+  search?: SearchFilter | undefined;
 }
 
 /**
@@ -64,10 +68,11 @@ const FILTER_FIELDS = Object.keys({
   since: true,
   isRead: true,
   newerThan: true,
+  search: true,
 } satisfies Record<keyof MessageFilter, true>) as Array<keyof MessageFilter>;
 
-/** A row as inserted: with its search words, which the store derives (migration 013). */
-type MessageInsert = NewMessageRow & LiveRow & { search_words: string };
+/** A row as inserted: with its search words and document, which the store derives (migrations 013, 028). */
+type MessageInsert = NewMessageRow & LiveRow & { search_words: string; search_doc: string };
 
 const MESSAGE_COLUMNS: ReadonlyArray<TypedColumn<MessageInsert>> = [
   ['id', 'uuid'],
@@ -89,9 +94,10 @@ const MESSAGE_COLUMNS: ReadonlyArray<TypedColumn<MessageInsert>> = [
   ['parse_error', 'text'],
   ['search_words', 'tsvector'],
   ['traceparent', 'text'],
+  ['search_doc', 'tsvector'],
 ];
 
-/** Rows per statement: 19 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
+/** Rows per statement: 20 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
 const INSERT_CHUNK = 1000;
 
 /**
@@ -103,7 +109,11 @@ export async function insertMessagesIfLive(
   db: Kysely<Database>,
   messages: Array<NewMessageRow & LiveRow>,
 ): Promise<Set<string>> {
-  const rows: MessageInsert[] = messages.map((row) => ({ ...row, search_words: messageSearchWords(row) }));
+  const rows: MessageInsert[] = messages.map((row) => ({
+    ...row,
+    search_words: messageSearchWords(row),
+    search_doc: messageDocument(row),
+  }));
   for (let attempt = 0; ; attempt++) {
     try {
       if (rows.length <= INSERT_CHUNK)
@@ -138,6 +148,9 @@ type ListStrategy = 'page' | 'newest' | 'candidates' | 'planned';
 export function messageListStrategy(filter: MessageFilter): ListStrategy {
   if (FILTER_FIELDS.every((field) => filter[field] === undefined)) return 'page';
   if (filter.id !== undefined) return 'planned';
+  // A word may be in most mail ("order") or in none: its GIN candidates are read only when the newest rows
+  // do not fill the page.
+  if (filter.search?.match !== undefined) return 'newest';
   const q = filter.q;
   const trigramQ = q !== undefined && searchTextApplies(q) && searchWordsQuery(q) === undefined;
   if (filter.capturedFor !== undefined || trigramQ) return 'newest';
@@ -224,6 +237,18 @@ function messageList(
   if (filter.fromContains !== undefined)
     q = q.where('from_header', 'ilike', likePattern(filter.fromContains));
   if (filter.id !== undefined) q = q.where('id', '=', filter.id);
+  const search = filter.search;
+  if (search !== undefined) {
+    // The meaning of each is in src/core/search/query.ts.
+    if (search.nothing === true) q = q.where(sql<boolean>`false`);
+    if (search.match !== undefined)
+      q = q.where(sql<boolean>`messages.search_doc @@ ${search.match}::tsquery`);
+    if (search.hasAttachment !== undefined)
+      q = q.where('attachment_count', search.hasAttachment ? '>' : '=', 0);
+    if (search.isRead !== undefined) q = q.where('is_read', '=', search.isRead);
+    if (search.receivedFrom !== undefined) q = q.where('received_at', '>=', search.receivedFrom);
+    if (search.receivedBefore !== undefined) q = q.where('received_at', '<', search.receivedBefore);
+  }
   if (filter.since !== undefined) q = q.where('received_at', '>=', filter.since);
   if (filter.isRead !== undefined) q = q.where('is_read', '=', filter.isRead);
   const mark = filter.newerThan;

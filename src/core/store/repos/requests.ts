@@ -3,6 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import { setReadFlag } from './readFlag.ts';
 import type { Database, NewRequestRow, RequestRow } from '../schema.ts';
+import { requestDocument } from '../../search/document.ts';
+import type { SearchFilter } from '../../search/query.ts';
 import { REQUEST_SEARCH_TEXT } from '../searchIndexes.ts';
 import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
 import { listSource, newestFirst } from './newestFirst.ts';
@@ -33,7 +35,10 @@ export interface RequestToStore {
   sandboxVersion: number;
 }
 
-const REQUEST_COLUMNS: ReadonlyArray<TypedColumn<NewRequestRow>> = [
+/** A row as inserted: with its search document, which the store derives (migration 029). */
+type RequestInsert = NewRequestRow & { search_doc: string };
+
+const REQUEST_COLUMNS: ReadonlyArray<TypedColumn<RequestInsert>> = [
   ['id', 'uuid'],
   ['sandbox_id', 'uuid'],
   ['received_at', 'timestamptz'],
@@ -54,7 +59,33 @@ const REQUEST_COLUMNS: ReadonlyArray<TypedColumn<NewRequestRow>> = [
   ['response_size_bytes', 'integer'],
   ['response_note', 'text'],
   ['traceparent', 'text'],
+  ['search_doc', 'tsvector'],
 ];
+
+/** Every column a request is read with: all but the store's derived ones (its search document). */
+const REQUEST_ROW_COLUMNS = [
+  'id',
+  'sandbox_id',
+  'received_at',
+  'method',
+  'target',
+  'http_version',
+  'path',
+  'query',
+  'headers',
+  'body',
+  'size_bytes',
+  'source_ip',
+  'mock_status_code',
+  'mock_name',
+  'redacted_cookies',
+  'response_headers',
+  'response_body',
+  'response_size_bytes',
+  'response_note',
+  'traceparent',
+  'is_read',
+] as const satisfies ReadonlyArray<keyof RequestRow>;
 
 /**
  * Stores the requests whose sandbox is still live at the version whose rules chose their replies, in one
@@ -69,7 +100,7 @@ export async function insertRequestsIfCurrent(
       db,
       'requests',
       REQUEST_COLUMNS,
-      items.map((i) => i.row),
+      items.map((i) => ({ ...i.row, search_doc: requestDocument(i.row) })),
       { versions: items.map((i) => i.sandboxVersion) },
     );
   } catch (err) {
@@ -83,21 +114,25 @@ export async function insertRequestsIfCurrent(
 export interface RequestListFilter {
   q?: string | undefined;
   isRead?: boolean | undefined;
+  /** A parsed `search=` (src/core/search): undefined when it has no terms. */
+  search?: SearchFilter | undefined;
 }
 
 export async function listRequests(
   db: Kysely<Database>,
   sandboxId: string,
-  { q, isRead }: RequestListFilter,
+  { q, isRead, search }: RequestListFilter,
   limit: number,
   cursor: Cursor | undefined,
 ): Promise<RequestSummaryRow[]> {
-  // A q the trigram index can serve may send the planner there instead of newest-first (newestFirst.ts).
+  // A q the trigram index can serve, or search words the GIN index can, may send the planner there instead
+  // of newest-first (newestFirst.ts).
   const run = (probeRows: number | undefined) =>
-    requestList(db, sandboxId, { q, isRead }, limit, cursor, probeRows).execute();
-  if (q !== undefined && q.length >= TRIGRAM_CHARS) return newestFirst(limit, run);
+    requestList(db, sandboxId, { q, isRead, search }, limit, cursor, probeRows).execute();
+  if ((q !== undefined && q.length >= TRIGRAM_CHARS) || search?.match !== undefined)
+    return newestFirst(limit, run);
   // The page without filters (a stream as it arrives: the dashboard, list tools) has one best plan.
-  if (q === undefined && isRead === undefined)
+  if (q === undefined && isRead === undefined && search === undefined)
     return preparedRows(
       db,
       cursor === undefined ? 'request_page' : 'request_page_after',
@@ -109,7 +144,7 @@ export async function listRequests(
 function requestList(
   db: Kysely<Database>,
   sandboxId: string,
-  { q, isRead }: RequestListFilter,
+  { q, isRead, search }: RequestListFilter,
   limit: number,
   cursor: Cursor | undefined,
   probeRows: number | undefined,
@@ -132,6 +167,15 @@ function requestList(
       ]),
     );
   }
+  if (search !== undefined) {
+    // The meaning of each is in src/core/search/query.ts; has:attachment is refused for requests.
+    if (search.nothing === true) query = query.where(sql<boolean>`false`);
+    if (search.match !== undefined)
+      query = query.where(sql<boolean>`requests.search_doc @@ ${search.match}::tsquery`);
+    if (search.isRead !== undefined) query = query.where('is_read', '=', search.isRead);
+    if (search.receivedFrom !== undefined) query = query.where('received_at', '>=', search.receivedFrom);
+    if (search.receivedBefore !== undefined) query = query.where('received_at', '<', search.receivedBefore);
+  }
   if (cursor !== undefined) {
     query = query.where((eb) => eb(eb.refTuple('received_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
   }
@@ -146,7 +190,11 @@ export async function findRequest(
   return preparedLookup(
     db,
     'request',
-    db.selectFrom('requests').selectAll().where('sandbox_id', '=', sandboxId).where('id', '=', id),
+    db
+      .selectFrom('requests')
+      .select(REQUEST_ROW_COLUMNS)
+      .where('sandbox_id', '=', sandboxId)
+      .where('id', '=', id),
   );
 }
 
@@ -182,13 +230,9 @@ export interface RequestWaitFilter {
   newerThan?: { at: Date; id: string } | undefined;
 }
 
-/** The newest request matching a wait's filter (method exact, path substring), body included. */
-export async function findNewestMatchingRequest(
-  db: Kysely<Database>,
-  sandboxId: string,
-  filter: RequestWaitFilter,
-): Promise<RequestRow | undefined> {
-  let q = db.selectFrom('requests').selectAll().where('sandbox_id', '=', sandboxId);
+/** A sandbox's requests narrowed by a wait's filter (method exact, path substring), newest first. */
+function matchingRequests(db: Kysely<Database>, sandboxId: string, filter: RequestWaitFilter) {
+  let q = db.selectFrom('requests').where('sandbox_id', '=', sandboxId);
   if (filter.method !== undefined) q = q.where('method', '=', filter.method);
   if (filter.pathContains !== undefined) q = q.where('path', 'like', likePattern(filter.pathContains));
   if (filter.since !== undefined) q = q.where('received_at', '>=', filter.since);
@@ -198,7 +242,26 @@ export async function findNewestMatchingRequest(
   if (mark !== undefined) {
     q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '>', eb.tuple(mark.at, mark.id)));
   }
-  return q.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return q.orderBy('received_at', 'desc').orderBy('id', 'desc');
+}
+
+/** The newest request matching a wait's filter (method exact, path substring), body included. */
+export async function findNewestMatchingRequest(
+  db: Kysely<Database>,
+  sandboxId: string,
+  filter: RequestWaitFilter,
+): Promise<RequestRow | undefined> {
+  return matchingRequests(db, sandboxId, filter).select(REQUEST_ROW_COLUMNS).limit(1).executeTakeFirst();
+}
+
+/** The newest `limit` requests matching a wait's filter, without bodies (expectations count them). */
+export async function listMatchingRequests(
+  db: Kysely<Database>,
+  sandboxId: string,
+  filter: RequestWaitFilter,
+  limit: number,
+): Promise<RequestSummaryRow[]> {
+  return matchingRequests(db, sandboxId, filter).select(REQUEST_SUMMARY_COLUMNS).limit(limit).execute();
 }
 
 /** A page of a sandbox's requests for export, oldest first after `after`, bodies included. */
@@ -208,7 +271,7 @@ export async function requestsForExport(
   limit: number,
   after: Cursor | undefined,
 ): Promise<RequestRow[]> {
-  let q = db.selectFrom('requests').selectAll().where('sandbox_id', '=', sandboxId);
+  let q = db.selectFrom('requests').select(REQUEST_ROW_COLUMNS).where('sandbox_id', '=', sandboxId);
   if (after !== undefined) {
     q = q.where((eb) => eb(eb.refTuple('received_at', 'id'), '>', eb.tuple(after.at, after.id)));
   }

@@ -1,7 +1,15 @@
 // SQL for outgoing webhooks: subscriptions, the fan-out cursor, the outbox the senders claim from, and the log.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { RenderedCallback } from '../../mocks/callbacks.ts';
 import type { Cursor } from '../../pagination.ts';
-import type { Database, WebhookDeliveryRow, WebhookOutboxRow, WebhookRow } from '../schema.ts';
+import type {
+  Database,
+  WebhookDeliveriesTable,
+  WebhookDeliveryRow,
+  WebhookOutboxRow,
+  WebhookOutboxTable,
+  WebhookRow,
+} from '../schema.ts';
 import type { PositionText } from './liveEvents.ts';
 
 export async function insertWebhook(
@@ -82,7 +90,7 @@ export async function fanoutWebhooks(trx: Kysely<Database>): Promise<FanoutWebho
     .execute();
 }
 
-export type NewOutboxRow = Omit<WebhookOutboxRow, 'attempts' | 'claimed_until'>;
+export type NewOutboxRow = Omit<Insertable<WebhookOutboxTable>, 'attempts' | 'claimed_until'>;
 
 /** Each (webhook, event) at most once, however often the fan-out reads the same event. */
 export async function insertOutbox(trx: Kysely<Database>, rows: NewOutboxRow[]): Promise<void> {
@@ -94,7 +102,8 @@ export async function insertOutbox(trx: Kysely<Database>, rows: NewOutboxRow[]):
     .execute();
 }
 
-export type ClaimedRow = WebhookOutboxRow & { url: string; secret: string };
+/** A due row with where it goes: its webhook's URL and secret, or a callback's own target (secret null). */
+export type ClaimedRow = WebhookOutboxRow & { url: string; secret: string | null };
 
 /**
  * Claims up to `limit` due rows until `claimUntil`: SKIP LOCKED lets each process take different rows, and the
@@ -117,7 +126,8 @@ export async function claimDueOutbox(
       from due where o.id = due.id
       returning o.*
     )
-    select c.*, w.url, w.secret from claimed c join webhooks w on w.id = c.webhook_id
+    select c.*, coalesce(c.target_url, w.url) as url, w.secret
+    from claimed c left join webhooks w on w.id = c.webhook_id
     order by c.next_attempt_at
   `.execute(db);
   return result.rows;
@@ -142,7 +152,7 @@ export async function recordAttempt(
   outboxId: string,
   attempt: number,
   next: { status: 'pending' | 'delivered' | 'failed'; nextAttemptAt: Date },
-  log: Omit<WebhookDeliveryRow, 'next_attempt_at'>,
+  log: Omit<Insertable<WebhookDeliveriesTable>, 'next_attempt_at'>,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const res = await trx
@@ -182,4 +192,78 @@ export async function listDeliveries(
     q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
   }
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/**
+ * A rule's rendered callbacks for one answered request, due after their delays; each (request, callback) is
+ * queued at most once (its event key), so recording the same request again cannot send twice.
+ */
+export async function insertCallbacks(
+  db: Kysely<Database>,
+  sandboxId: string,
+  requestId: string,
+  callbacks: RenderedCallback[],
+  now: Date,
+): Promise<void> {
+  if (callbacks.length === 0) return;
+  await db
+    .insertInto('webhook_outbox')
+    .values(
+      callbacks.map((c) => ({
+        id: `msg_${requestId.replaceAll('-', '')}_${c.index}`,
+        webhook_id: null,
+        event_key: `callback:${requestId}:${c.index}`,
+        event_type: 'mock.callback',
+        payload: c.body,
+        status: 'pending' as const,
+        next_attempt_at: new Date(now.getTime() + c.delayMs),
+        created_at: now,
+        sandbox_id: sandboxId,
+        rule_id: c.ruleId,
+        request_id: requestId,
+        target_url: c.url,
+        target_method: c.method,
+        target_headers: JSON.stringify(c.headers),
+        signing: c.signing === null ? null : JSON.stringify(c.signing),
+      })),
+    )
+    .onConflict((oc) => oc.column('event_key').where('webhook_id', 'is', null).doNothing())
+    .execute();
+}
+
+/** Callbacks of a sandbox (optionally one rule's, or one request's) with their state, newest first. */
+export async function listCallbacks(
+  db: Kysely<Database>,
+  sandboxId: string,
+  filter: { ruleId?: string | undefined; requestId?: string | undefined },
+  limit: number,
+  cursor: Cursor | undefined,
+): Promise<WebhookOutboxRow[]> {
+  let q = db
+    .selectFrom('webhook_outbox')
+    .selectAll()
+    .where('sandbox_id', '=', sandboxId)
+    .where('webhook_id', 'is', null);
+  if (filter.ruleId !== undefined) q = q.where('rule_id', '=', filter.ruleId);
+  if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
+  if (cursor !== undefined) {
+    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The attempts of some callbacks, oldest first. */
+export async function callbackAttempts(
+  db: Kysely<Database>,
+  messageIds: string[],
+): Promise<WebhookDeliveryRow[]> {
+  if (messageIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('message_id', 'in', messageIds)
+    .where('webhook_id', 'is', null)
+    .orderBy('created_at')
+    .orderBy('attempt')
+    .execute();
 }

@@ -4,13 +4,16 @@ import { client, errorText, ok } from '../../api.ts';
 import { CopyButton } from '../../ui/CopyButton.tsx';
 import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
 import { LocalTabs } from '../../ui/Tabs.tsx';
+import { navigate } from '../../router.ts';
 import { useBusyAction } from '../shared/busyAction.ts';
-import { ItemDetail } from '../shared/ItemDetail.tsx';
 import { HtmlFrame } from './HtmlFrame.tsx';
 import { HeadersTable } from './HeadersTable.tsx';
 import { RawSource } from './RawSource.tsx';
 import { LinksList } from './LinksList.tsx';
 import { Attachments } from './Attachments.tsx';
+import { ChecksTab } from './ChecksTab.tsx';
+import { MessageHeader } from './MessageHeader.tsx';
+import { ScrollingTabs } from './ScrollingTabs.tsx';
 import { messagePath, type MessageDetail } from './types.ts';
 
 const TABS = [
@@ -21,7 +24,21 @@ const TABS = [
   { id: 'raw', label: 'Raw' },
   { id: 'links', label: 'Links' },
   { id: 'attachments', label: 'Attachments' },
+  { id: 'checks', label: 'Checks' },
 ];
+
+/** The view asked for in the URL (`?view=headers`), so a reload or a shared link opens the same one. */
+function viewInUrl(): string | undefined {
+  const view = new URLSearchParams(location.search).get('view');
+  return TABS.some((t) => t.id === view) ? (view as string) : undefined;
+}
+
+/** Puts the open view in the URL in place (no history entry), keeping the list's search beside it. */
+function showView(view: string): void {
+  const query = new URLSearchParams(location.search);
+  query.set('view', view);
+  navigate(`${location.pathname}?${query.toString()}`, { replace: true });
+}
 
 export function MessageView({
   sandboxId,
@@ -52,7 +69,14 @@ export function MessageView({
       .then((d) => {
         if (!current) return;
         setDetail(d);
-        setTab(d.htmlBody !== null ? 'html' : 'text');
+        const asked = viewInUrl();
+        setTab(
+          asked !== undefined && (asked !== 'html' || d.htmlBody !== null)
+            ? asked
+            : d.htmlBody !== null
+              ? 'html'
+              : 'text',
+        );
         // Opening a message is reading it.
         if (!d.isRead) {
           client
@@ -66,6 +90,13 @@ export function MessageView({
       current = false;
     };
   }, [sandboxId, messageId]);
+
+  // On a phone the sandbox's own header fills the first screen; opening a message brings the message up under
+  // the app bar, so the mail itself is in view rather than a screen of chrome.
+  useEffect(() => {
+    if (detail === null || !matchMedia('(max-width: 860px)').matches) return;
+    document.getElementById('message-subject')?.closest('article')?.scrollIntoView({ block: 'start' });
+  }, [detail?.id]);
 
   if (error !== null) return <ErrorMessage>{error}</ErrorMessage>;
   if (detail === null) return <Loading label="Loading message…" />;
@@ -91,33 +122,21 @@ export function MessageView({
     );
 
   return (
-    <ItemDetail
-      titleId="message-subject"
-      title={subject}
-      actions={
-        <button type="button" disabled={busy} onClick={() => setRead(!read)}>
-          {read ? 'Mark unread' : 'Mark read'}
-        </button>
-      }
-      busy={busy}
-      onDelete={remove}
-      meta={
-        <>
-          <dt>From</dt>
-          <dd>{detail.from}</dd>
-          <dt>To</dt>
-          <dd>{detail.to.join(', ') || '—'}</dd>
-          {detail.capturedFor.join() !== detail.to.join() && (
-            <>
-              <dt>Captured for</dt>
-              <dd>{detail.capturedFor.join(', ')}</dd>
-            </>
-          )}
-        </>
-      }
-      receivedAt={detail.receivedAt}
-      sizeBytes={detail.sizeBytes}
-    >
+    <article class="detail message-detail" aria-labelledby="message-subject">
+      <MessageHeader
+        detail={detail}
+        subject={subject}
+        actions={
+          <>
+            <button type="button" disabled={busy} onClick={() => setRead(!read)}>
+              {read ? 'Mark unread' : 'Mark read'}
+            </button>
+            <button type="button" class="danger" disabled={busy} onClick={remove}>
+              Delete
+            </button>
+          </>
+        }
+      />
       {detail.parseError !== null && (
         <p class="note">
           This message could not be read whole: {detail.parseError}. The Raw tab has every byte.
@@ -146,10 +165,21 @@ export function MessageView({
           ))}
         </div>
       )}
-      <LocalTabs items={TABS} selected={tab} onSelect={setTab} label="Message views" idPrefix="msg">
-        <TabContent tab={tab} detail={detail} sandboxId={sandboxId} />
-      </LocalTabs>
-    </ItemDetail>
+      <ScrollingTabs selected={tab}>
+        <LocalTabs
+          items={TABS}
+          selected={tab}
+          onSelect={(view) => {
+            setTab(view);
+            showView(view);
+          }}
+          label="Message views"
+          idPrefix="msg"
+        >
+          <TabContent tab={tab} detail={detail} sandboxId={sandboxId} />
+        </LocalTabs>
+      </ScrollingTabs>
+    </article>
   );
 }
 
@@ -186,6 +216,8 @@ function TabContent({ tab, detail, sandboxId }: { tab: string; detail: MessageDe
       return <LinksList links={detail.links} />;
     case 'attachments':
       return <Attachments base={`/api/v1${base}`} attachments={detail.attachments} />;
+    case 'checks':
+      return <ChecksTab sandboxId={sandboxId} messageId={detail.id} />;
     default:
       return null;
   }

@@ -5,7 +5,11 @@ import { NameValueTable } from '../shared/NameValueTable.tsx';
 import { base64Bytes, hexDump } from './hex.ts';
 import type { RequestDetail } from './types.ts';
 
-type Reply = NonNullable<RequestDetail['response']>;
+/** What a body view needs of an answer: the reply sandtrap sent, or the one a replay target sent back. */
+type Reply = Pick<
+  NonNullable<RequestDetail['response']>,
+  'body' | 'bodyEncoding' | 'bodyTruncated' | 'headers'
+>;
 
 export function RequestReply({ reply }: { reply: RequestDetail['response'] }) {
   return (
@@ -32,7 +36,7 @@ export function RequestReply({ reply }: { reply: RequestDetail['response'] }) {
   );
 }
 
-function ReplyBody({ reply }: { reply: Reply }) {
+export function ReplyBody({ reply }: { reply: Reply }) {
   if (reply.body === null) return <p class="note">No body.</p>;
   if (reply.bodyEncoding === 'base64') {
     return (

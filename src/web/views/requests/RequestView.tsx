@@ -8,6 +8,7 @@ import { useBusyAction } from '../shared/busyAction.ts';
 import { ItemDetail } from '../shared/ItemDetail.tsx';
 import { NameValueTable } from '../shared/NameValueTable.tsx';
 import { RequestBody } from './RequestBody.tsx';
+import { ReplayForm } from './ReplayForm.tsx';
 import { RequestReply } from './RequestReply.tsx';
 import { curlCommand, needsRawBody, rawBody } from './curl.ts';
 import { downloadText, downloadUrl } from './download.ts';
@@ -140,6 +141,7 @@ export function RequestView({
       )}
       <RequestBody detail={detail} filesBase={`/api/v1${base}/files`} />
       <RequestReply reply={detail.response} />
+      <ReplayForm key={requestId} sandboxId={sandboxId} requestId={requestId} />
     </ItemDetail>
   );
 }

@@ -58,12 +58,10 @@ export function curlCommand(
   captureUrl: string,
   body: Uint8Array | string | null,
 ): string {
-  const parts = [
-    'curl',
-    '-X',
-    shellQuote(detail.method),
-    shellQuote(requestUrl(captureUrl, detail.path, detail.query)),
-  ];
+  // `-X HEAD` still makes curl wait for a body the server never sends (it hangs, then exits 18); --head
+  // tells curl the answer has none. Every other method is given as written.
+  const method = detail.method.toUpperCase() === 'HEAD' ? ['--head'] : ['-X', shellQuote(detail.method)];
+  const parts = ['curl', ...method, shellQuote(requestUrl(captureUrl, detail.path, detail.query))];
   for (const h of detail.headers) {
     if (DROPPED.has(h.name.toLowerCase())) continue;
     // curl drops a header given as "Name:"; "Name;" is its way to send one with an empty value.

@@ -13,11 +13,3 @@ export function requestsPath(sandboxId: string): string {
 export function requestPath(sandboxId: string, requestId: string): string {
   return `${requestsPath(sandboxId)}/${encodeURIComponent(requestId)}`;
 }
-
-/** Whether a live arrival belongs in a list searched for `q`, as the API's own search would say. */
-export function matchesQuery(r: RequestSummary, q: string): boolean {
-  const needle = q.trim().toLowerCase();
-  if (needle === '') return true;
-  const fields = [r.method, r.path, r.query ?? '', String(r.mockStatusCode), r.mockName ?? ''];
-  return fields.some((f) => f.toLowerCase().includes(needle));
-}

@@ -1,7 +1,7 @@
 // Which rule answers a given method and path, rendered by the server as the capture host would; uses the edited list.
 import { useState } from 'preact/hooks';
 import { ApiError, client, errorText, ok, type Schemas } from '../../api.ts';
-import { mapApiErrors, toInputs, type FieldErrors, type RuleDraft } from './drafts.ts';
+import { mapApiErrors, METHODS, toInputs, type FieldErrors, type RuleDraft } from './drafts.ts';
 
 /** The body of POST /sandboxes/{id}/mocks/preview. */
 type MockPreview = Schemas['MockPreview'];
@@ -41,7 +41,7 @@ export function PreviewPanel({
           client.POST('/sandboxes/{id}/mocks/preview', {
             params: { path: { id: sandboxId } },
             body: {
-              method: method.trim() || 'GET',
+              method,
               path: target,
               // Unsaved edits are what the person is looking at, so they are what the preview judges.
               ...(dirty ? { mocks: inputs.mocks } : {}),
@@ -65,20 +65,25 @@ export function PreviewPanel({
   };
 
   return (
-    <section class="panel" aria-labelledby="preview-heading">
+    <section class="panel rules-preview" aria-labelledby="preview-heading">
       <h2 id="preview-heading">Preview</h2>
       <form class="preview" onSubmit={preview}>
         <div class="field">
-          <label for="preview-method">Preview method</label>
-          <input
-            id="preview-method"
-            list="rule-methods"
-            value={method}
-            onInput={(e) => setMethod(e.currentTarget.value)}
-          />
+          <label for="preview-method">
+            <span class="visually-hidden">Preview </span>Method
+          </label>
+          <select id="preview-method" value={method} onChange={(e) => setMethod(e.currentTarget.value)}>
+            {METHODS.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
         </div>
         <div class="field">
-          <label for="preview-path">Preview path</label>
+          <label for="preview-path">
+            <span class="visually-hidden">Preview </span>Path
+          </label>
           <input
             id="preview-path"
             value={path}

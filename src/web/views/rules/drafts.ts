@@ -12,7 +12,18 @@ export interface RuleDraft {
   headers: string;
   body: string;
   isFallback: boolean;
+  /**
+   * Fields of the stored rule this editor does not edit (ones the API adds later, such as a delay or a
+   * scenario), sent back unchanged so saving here never drops them.
+   */
+  extra: Record<string, unknown>;
 }
+
+/** The HTTP methods offered; an empty method means any. */
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+
+/** The spellings of "any method" the API accepts; the editor shows them all as Any (''). */
+const ANY_METHOD = new Set(['', '*', 'ANY']);
 
 export type RuleField = 'name' | 'method' | 'pattern' | 'status' | 'headers' | 'body' | 'isFallback';
 
@@ -23,18 +34,20 @@ function nextKey(): string {
 }
 
 export function toDraft(rule: MockRule): RuleDraft {
+  const { id, name, method, pattern, statusCode, headers, body, isFallback, ...extra } = rule;
   return {
     key: nextKey(),
-    id: rule.id,
-    name: rule.name,
-    method: rule.method,
-    pattern: rule.pattern,
-    status: String(rule.statusCode),
-    headers: Object.entries(rule.headers)
-      .map(([name, value]) => `${name}: ${value}`)
+    id,
+    name,
+    method: ANY_METHOD.has(method.trim().toUpperCase()) ? '' : method,
+    pattern,
+    status: String(statusCode),
+    headers: Object.entries(headers)
+      .map(([header, value]) => `${header}: ${value}`)
       .join('\n'),
-    body: rule.body ?? '',
-    isFallback: rule.isFallback,
+    body: body ?? '',
+    isFallback,
+    extra: extra as Record<string, unknown>,
   };
 }
 
@@ -49,6 +62,7 @@ export function emptyDraft(): RuleDraft {
     headers: '',
     body: '',
     isFallback: false,
+    extra: {},
   };
 }
 
@@ -86,7 +100,9 @@ export function toInputs(drafts: RuleDraft[]): { mocks: MockRuleInput[] } | { er
     if (!/^\d+$/.test(draft.status.trim())) {
       errors.fields.set(fieldKey(index, 'status'), 'Write the status as a number such as 200 or 404.');
     }
+    // The editor's fields win over anything of the same name in `extra`.
     return {
+      ...draft.extra,
       ...(draft.id ? { id: draft.id } : {}),
       name: draft.name,
       method: draft.method.trim(),
@@ -95,7 +111,7 @@ export function toInputs(drafts: RuleDraft[]): { mocks: MockRuleInput[] } | { er
       headers: 'headers' in headers ? headers.headers : {},
       body: draft.body === '' ? null : draft.body,
       isFallback: draft.isFallback,
-    };
+    } as MockRuleInput;
   });
   return errors.fields.size > 0 ? { errors } : { mocks };
 }
