@@ -39,7 +39,7 @@ import { waitRoutes } from './routes/waits.ts';
 import { expectationRoutes } from './routes/expectations.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { smtpFaultRoutes } from './routes/smtpFaults.ts';
-import { installTurnGate } from './turnGate.ts';
+import { gatedServerFactory, type ServerTimeouts } from './turnGate.ts';
 
 export interface ApiOptions {
   core: Core;
@@ -83,13 +83,7 @@ export async function buildApi({
   maxConnections = MAX_CONNECTIONS,
   traces = false,
 }: ApiOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    // A child whose `req` serializer replaces fastify's: secret query values are redacted (requestLog.ts).
-    loggerInstance: logger.child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
-    genReqId: requestIdFor,
-    requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    bodyLimit: BODY_LIMIT,
+  const timeouts: ServerTimeouts = {
     // Every request must arrive whole within this (a slow or stalled sender is cut off); answering may take
     // longer: a wait's request is received at once and then held.
     requestTimeout: core.config.requestTimeoutSeconds * 1000,
@@ -100,6 +94,17 @@ export async function buildApi({
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, core.config.requestTimeoutSeconds * 1000),
       connectionsCheckingInterval: 1_000,
     },
+  };
+  const app = Fastify({
+    // A child whose `req` serializer replaces fastify's: secret query values are redacted (requestLog.ts).
+    loggerInstance: logger.child({}, { serializers: { req: requestForLog } }) as FastifyBaseLogger,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: BODY_LIMIT,
+    ...timeouts,
+    // Requests pass the turn gate before fastify sees them: a burst queues there instead of in one long turn.
+    serverFactory: gatedServerFactory(timeouts, PROBE_PATHS),
     routerOptions: { ignoreTrailingSlash: true },
     // A path the router cannot even read (bad percent-encoding, a segment over 100 characters): no id of ours
     // looks like that, so it is an invalid path, in the documented shape.
@@ -139,8 +144,6 @@ export async function buildApi({
     // (`inject` requests have no real socket.)
     if (HOLDS_OPEN.test(request.routeOptions.url ?? '')) request.raw.socket?.setTimeout?.(HOLDING_SOCKET_MS);
   });
-  // Right after the request id, before auth: a burst queues here instead of in one long turn.
-  installTurnGate(app, PROBE_PATHS);
   metricsRoutes(app, core);
   capConnectionsPerAddress(app, {
     perAddress: core.config.connectionsPerIp.api,

@@ -88,6 +88,38 @@ describe('turn gate', () => {
     );
   });
 
+  it("counts a let-in request's promise chain against the slice before letting in the next", async () => {
+    let now = 0;
+    const gate = createTurnGate(10, () => now);
+    const turns = turnCounter();
+    const ran: Array<{ name: string; turn: number }> = [];
+    gate.enter(() => (now += 11)); // spends the first turn's slice
+    for (const name of ['a', 'b', 'c', 'd']) {
+      gate.enter(() => {
+        ran.push({ name, turn: turns.turn() });
+        // Its work happens after a few awaits, as a route's does after its hooks: the next request must not
+        // be let in before this has run, or the slice would count nothing of it.
+        void (async () => {
+          await null;
+          await null;
+          await null;
+          now += 6;
+        })();
+      });
+    }
+    await flushTurns(10);
+    turns.stop();
+    const byTurn = new Map<number, string[]>();
+    for (const r of ran) byTurn.set(r.turn, [...(byTurn.get(r.turn) ?? []), r.name]);
+    assert.deepEqual(
+      [...byTurn.values()],
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+    );
+  });
+
   it('a newcomer does not jump a queue that is draining, even when the turn has time', async () => {
     let now = 0;
     const gate = createTurnGate(10, () => now);
