@@ -227,10 +227,37 @@ export interface paths {
          * @description Additive (issue 40). Each callback a rule queued for a request it answered, newest first,
          *     with its state (`pending` until delivered, `delivered`, or `failed` once retries stopped 24
          *     hours after the request) and every attempt. Callbacks go through the webhook outbox, retry
-         *     policy, target policy and delivery log. To wait for one, poll with `requestId` (the
-         *     `X-Sandtrap-Request-Id` of the reply) or `ruleId` until its `status` is `delivered`.
+         *     policy, target policy and delivery log. To wait for one, use `GET /sandboxes/{id}/callbacks/wait`.
          */
         get: operations["listSandboxCallbacks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandboxes/{id}/callbacks/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Wait until a rule's callback is delivered (or failed, or attempted)
+         * @description Additive (issue 40). Long-poll, like the message and request waits: answers at once with the
+         *     newest callback matching `ruleId` and `requestId` (the `X-Sandtrap-Request-Id` of the reply that
+         *     queued it) that already has the `outcome`, else with the first one to reach it, else `204` at
+         *     `timeoutSeconds`. `outcome` is `delivered` (a 2xx from the target; the default), `failed`
+         *     (retries stopped), or `attempted` (any attempt recorded, a retry included: read its
+         *     `deliveries`). Works across processes on PostgreSQL. Counts against the key's 50 open waits.
+         */
+        get: operations["waitForSandboxCallback"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3456,6 +3483,49 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MockCallbackPage"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    waitForSandboxCallback: {
+        parameters: {
+            query?: {
+                ruleId?: string;
+                requestId?: string;
+                outcome?: "delivered" | "failed" | "attempted";
+                /** @description How long to wait for a match, in seconds. 0 checks once and returns at once. */
+                timeoutSeconds?: components["parameters"]["TimeoutSeconds"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the sandbox. */
+                id: components["parameters"]["SandboxIdAsId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The callback, with every attempt so far. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedCallback"];
+                };
+            };
+            /** @description The wait timed out without a match (not an error). */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -1,6 +1,7 @@
 // Change events: "an item was committed in sandbox S", "sandbox S is gone", "a change of sandbox S was
-// journaled" (read flags, deletions, clears: the live streams read on) and "dashboard session X was signed
-// out" (its event streams end, on every process). In one process an in-memory
+// journaled" (read flags, deletions, clears: the live streams read on), "a callback of sandbox S was
+// attempted" (callback waits look again) and "dashboard session X was signed out" (its event streams end, on
+// every process). In one process an in-memory
 // bus; with PostgreSQL also LISTEN/NOTIFY on one dedicated connection per process, carrying only ids, so a
 // wait in one process wakes when another process commits.
 import { randomUUID } from 'node:crypto';
@@ -12,10 +13,12 @@ export type ChangeEvent =
   | { kind: 'sandbox_deleted'; sandboxId: string }
   /** The sandbox's SMTP fault script was replaced: processes drop their copy (smtpFaults/service.ts). */
   | { kind: 'smtp_faults'; sandboxId: string }
+  /** A delivery attempt of callback `id` (an outbox row) was recorded: waits on its delivery look again. */
+  | { kind: 'callback'; sandboxId: string; id: string }
   | { kind: 'session_ended'; sessionId: string };
 
 /** The events of one sandbox (what `subscribe` hands out). */
-export type SandboxEvent = Exclude<ChangeEvent, { kind: 'session_ended' | 'smtp_faults' }>;
+export type SandboxEvent = Exclude<ChangeEvent, { kind: 'session_ended' | 'smtp_faults' | 'callback' }>;
 
 export type Listener = (event: ChangeEvent) => void;
 
@@ -28,7 +31,15 @@ export interface EventTransport {
 }
 
 // A process of an older version drops kinds it does not know (decodeEvent), so a kind can be added.
-const KINDS = new Set(['message', 'request', 'sandbox_deleted', 'changed', 'session_ended', 'smtp_faults']);
+const KINDS = new Set([
+  'message',
+  'request',
+  'sandbox_deleted',
+  'changed',
+  'session_ended',
+  'smtp_faults',
+  'callback',
+]);
 
 export function encodeEvent(origin: string, e: ChangeEvent): string {
   if (e.kind === 'session_ended') return [origin, e.kind, e.sessionId, ''].join(':');
@@ -42,7 +53,7 @@ export function decodeEvent(payload: string): { origin: string; event: ChangeEve
   if (kind === 'session_ended') return { origin, event: { kind, sessionId: sandboxId } };
   if (kind === 'sandbox_deleted' || kind === 'smtp_faults') return { origin, event: { kind, sandboxId } };
   if (id === undefined || id === '') return undefined;
-  return { origin, event: { kind: kind as 'message' | 'request' | 'changed', sandboxId, id } };
+  return { origin, event: { kind: kind as 'message' | 'request' | 'changed' | 'callback', sandboxId, id } };
 }
 
 export class EventBus {
@@ -110,8 +121,9 @@ export class EventBus {
 
   private deliver(event: ChangeEvent): void {
     for (const listener of this.everything) listener(event);
-    // Only caches listen for these (subscribeAll); a sandbox's waits and streams have nothing to read.
-    if (event.kind === 'session_ended' || event.kind === 'smtp_faults') return;
+    // Only caches and callback waits listen for these (subscribeAll); a sandbox's item waits and streams have
+    // nothing to read.
+    if (event.kind === 'session_ended' || event.kind === 'smtp_faults' || event.kind === 'callback') return;
     const set = this.listeners.get(event.sandboxId);
     if (set === undefined) return;
     for (const listener of [...set]) listener(event);

@@ -74,6 +74,12 @@ export interface McpBackend {
   mockScenarios(id: string, query: { scenario?: string }, reset: boolean): Promise<ScenarioState[]>;
   /** The newest callbacks the sandbox's rules queued, with their attempts. */
   mockCallbacks(id: string, query: { requestId?: string; ruleId?: string }): Promise<Page<QueuedCallback>>;
+  /** The newest matching callback once it has the outcome; undefined at the timeout (GET .../callbacks/wait). */
+  waitForCallback(
+    id: string,
+    query: { requestId?: string; ruleId?: string; outcome: string; timeoutSeconds: number },
+    signal: AbortSignal,
+  ): Promise<QueuedCallback | undefined>;
 
   /** Replaces the SMTP fault script; `update` is `{ faults: [...] }` as the REST API takes it. */
   setSmtpFaults(id: string, update: { faults: unknown[] }): Promise<SmtpFaultStepView[]>;
@@ -116,6 +122,8 @@ export function inProcessBackend(core: Core, principal: { workspaceId: string; k
       return core.mockState.scenarios(ws, id, query);
     },
     mockCallbacks: (id, query) => core.mockState.callbacks(ws, id, query),
+    waitForCallback: (id, query, signal) =>
+      core.mockState.waitForCallback(ws, id, query, { signal, keyId: principal.keyId }),
 
     setSmtpFaults: (id, update) => core.smtpFaults.set(ws, id, update),
     listSmtpSessions: (id, query) => core.smtpFaults.sessions(ws, id, query),

@@ -1,4 +1,5 @@
 // The MCP tools' backend for `sandtrap mcp` over stdio: a running server's REST API through the typed client.
+import type { QueuedCallback } from '../core/mocks/mockState.ts';
 import type { CheckReports } from '../core/checks/service.ts';
 import { AppError, type ErrorCode } from '../core/errors.ts';
 import type { MessageDetail, MessageSummary } from '../core/messages.ts';
@@ -157,6 +158,20 @@ function requestDetail(r: S['RequestDetail']): RequestDetail {
   };
 }
 
+function queuedCallback(c: S['QueuedCallback']): QueuedCallback {
+  return {
+    ...c,
+    status: c.status,
+    nextAttemptAt: date(c.nextAttemptAt),
+    createdAt: date(c.createdAt),
+    deliveries: c.deliveries.map((d) => ({
+      ...d,
+      nextAttemptAt: d.nextAttemptAt === null ? null : date(d.nextAttemptAt),
+      at: date(d.at),
+    })),
+  };
+}
+
 function page<D, T>(p: { items: D[]; nextCursor: string | null }, map: (d: D) => T): Page<T> {
   return { items: p.items.map(map), nextCursor: p.nextCursor };
 }
@@ -211,17 +226,16 @@ export function remoteBackend(client: SandtrapClient): McpBackend {
     },
     async mockCallbacks(id, query) {
       const params = { path: { id }, query };
-      return page(unwrap(await reach(client.GET('/sandboxes/{id}/callbacks', { params }))), (c) => ({
-        ...c,
-        status: c.status,
-        nextAttemptAt: date(c.nextAttemptAt),
-        createdAt: date(c.createdAt),
-        deliveries: c.deliveries.map((d) => ({
-          ...d,
-          nextAttemptAt: d.nextAttemptAt === null ? null : date(d.nextAttemptAt),
-          at: date(d.at),
-        })),
-      }));
+      return page(unwrap(await reach(client.GET('/sandboxes/{id}/callbacks', { params }))), queuedCallback);
+    },
+    async waitForCallback(id, query, signal) {
+      const params = {
+        path: { id },
+        query: { ...query, outcome: query.outcome as 'delivered' | 'failed' | 'attempted' },
+      };
+      const res = await reach(client.GET('/sandboxes/{id}/callbacks/wait', { params, signal }), signal);
+      if (res.response.status === 204) return undefined;
+      return queuedCallback(unwrap(res));
     },
     async setMocks(id, update) {
       const body = update as never;

@@ -23,6 +23,7 @@ export const TOOL_NAMES = [
   'delete_sandbox',
   'set_mock_rules',
   'mock_state',
+  'wait_for_callback',
   'list_emails',
   'get_email',
   'list_requests',

@@ -19,6 +19,7 @@ import {
 } from '../helpers/process.ts';
 import { capture, fails, ok, sendMail, TOOL_NAMES, UUID_RE, waitUntil } from './client.ts';
 import { startStdio, type StdioSession } from './stdioClient.ts';
+import { startWebhookReceiver } from '../helpers/webhookReceiver.ts';
 
 const MAIN = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const T = { timeout: 30_000 };
@@ -163,6 +164,59 @@ describe('sandtrap mcp as a client of a running server', () => {
     assert.equal(timeout.status, 'timeout');
     assert.equal(timeout.request, null);
   });
+
+  it(
+    "waits for a mock rule's callback through the server's REST wait, delivered or timed out",
+    T,
+    async () => {
+      const { client } = s();
+      const receiver = await startWebhookReceiver('/paid');
+      try {
+        const sb = await ok(client, 'create_sandbox', { name: 'stdio callbacks' });
+        const set = await ok(client, 'set_mock_rules', {
+          sandbox_id: sb.sandbox_id,
+          rules: [
+            {
+              method: 'POST',
+              pattern: '/pay/{id}',
+              status_code: 202,
+              callbacks: [
+                {
+                  url: receiver.url,
+                  body: '{"type":"paid","data":{"id":"{{path.id}}"}}',
+                  signing: { scheme: 'standard-webhooks' },
+                },
+              ],
+            },
+          ],
+        });
+        receiver.secret = set.mock_rules[0].callbacks[0].signing.secret;
+        const sent = await capture(sb.capture_url, '/pay/9', { method: 'POST' });
+        const got = await ok(client, 'wait_for_callback', {
+          sandbox_id: sb.sandbox_id,
+          request_id: sent.requestId,
+          timeout_seconds: 20,
+        });
+        assert.equal(got.status, 'reached');
+        assert.equal(got.callback.status, 'delivered');
+        assert.equal(got.callback.request_id, sent.requestId);
+        assert.deepEqual(
+          receiver.received.map((r) => r.data.id),
+          ['9'],
+        );
+        const none = await ok(client, 'wait_for_callback', {
+          sandbox_id: sb.sandbox_id,
+          rule_id: 'no-such-rule',
+          timeout_seconds: 1,
+        });
+        assert.equal(none.status, 'timeout');
+        assert.equal(none.callback, null);
+        assert.match(none.hint, /No callback matches/);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
 
   it('maps the server 404 of an unknown sandbox to an isError NOT_FOUND', T, async () => {
     const text = await fails(s().client, 'get_sandbox', { sandbox_id: randomUUID() });

@@ -1,13 +1,16 @@
 // What a sandbox's mock rules remember and queue (issue 40): scenario states per key, read and reset, and the
 // callbacks its rules queued with their delivery attempts, for tests and agents that wait on them.
 import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { EventBus } from '../events.ts';
+import { createCallbackWaits, type CallbackWaitOptions } from './callbackWait.ts';
 import { z } from 'zod';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page } from '../pagination.ts';
 import type { SandboxService } from '../sandboxes.ts';
 import { pageQuery, textMax, uuid } from '../schemas.ts';
 import { deleteScenarioStates, listScenarioStates } from '../store/repos/mockState.ts';
 import { callbackAttempts, listCallbacks } from '../store/repos/webhooks.ts';
-import type { Database } from '../store/schema.ts';
+import type { Database, WebhookDeliveryRow, WebhookOutboxRow } from '../store/schema.ts';
 import { parseInput } from '../validation.ts';
 import { toDelivery, type WebhookDelivery } from '../webhooks/service.ts';
 
@@ -34,9 +37,32 @@ export interface QueuedCallback {
 const scenarioQuery = z.object({ scenario: textMax(120).optional() });
 const callbackQuery = pageQuery.extend({ ruleId: textMax(64).optional(), requestId: uuid.optional() });
 
-export function createMockStateService(db: Kysely<Database>, sandboxes: SandboxService) {
+function toQueuedCallback(r: WebhookOutboxRow, attempts: WebhookDeliveryRow[]): QueuedCallback {
+  return {
+    id: r.id,
+    ruleId: r.rule_id ?? '',
+    requestId: r.request_id ?? '',
+    method: r.target_method ?? 'POST',
+    url: r.target_url ?? '',
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    createdAt: r.created_at,
+    deliveries: attempts.filter((a) => a.message_id === r.id).map(toDelivery),
+  };
+}
+
+export function createMockStateService(
+  db: Kysely<Database>,
+  sandboxes: SandboxService,
+  bus: EventBus,
+  clock: Clock,
+) {
   /** The sandbox's id once it is known to be the caller's (else not found, as every sandbox route says). */
   const owned = async (workspaceId: string, id: string) => (await sandboxes.get(workspaceId, id)).id;
+  const callbackWaits = createCallbackWaits(db, bus, clock, sandboxes, async (row) =>
+    toQueuedCallback(row, await callbackAttempts(db, [row.id])),
+  );
   return {
     async scenarios(workspaceId: string, id: string, query: unknown): Promise<ScenarioState[]> {
       const { scenario } = parseInput(scenarioQuery, query, 'query');
@@ -69,19 +95,21 @@ export function createMockStateService(db: Kysely<Database>, sandboxes: SandboxS
         rows,
         limit,
         (r) => ({ at: r.created_at, id: r.id }),
-        (r): QueuedCallback => ({
-          id: r.id,
-          ruleId: r.rule_id ?? '',
-          requestId: r.request_id ?? '',
-          method: r.target_method ?? 'POST',
-          url: r.target_url ?? '',
-          status: r.status,
-          attempts: r.attempts,
-          nextAttemptAt: r.next_attempt_at,
-          createdAt: r.created_at,
-          deliveries: attempts.filter((a) => a.message_id === r.id).map(toDelivery),
-        }),
+        (r) => toQueuedCallback(r, attempts),
       );
+    },
+
+    /**
+     * The newest callback matching the query (`ruleId`, `requestId`) once it has the `outcome` asked for
+     * (`delivered` by default, `failed`, or `attempted`), waiting up to `timeoutSeconds`; undefined at the timeout.
+     */
+    waitForCallback(
+      workspaceId: string,
+      id: string,
+      query: unknown,
+      options?: CallbackWaitOptions,
+    ): Promise<QueuedCallback | undefined> {
+      return callbackWaits.wait(workspaceId, id, query, options);
     },
   };
 }

@@ -209,7 +209,7 @@ export function startWebhookDelivery(
     const statusError =
       attempt.error ??
       (ok ? null : `the target answered HTTP ${attempt.statusCode}; any 2xx counts as delivered`);
-    await recordAttempt(
+    const recorded = await recordAttempt(
       db,
       row.id,
       row.attempts,
@@ -232,6 +232,10 @@ export function startWebhookDelivery(
         created_at: now,
       },
     );
+    // A rule's callback: whoever waits on its delivery (GET .../callbacks/wait, wait_for_callback) looks again.
+    if (recorded && row.webhook_id === null && row.sandbox_id !== null) {
+      bus.publish({ kind: 'callback', sandboxId: row.sandbox_id, id: row.id });
+    }
     options.onAttempt?.(outcome, ok ? (now.getTime() - row.created_at.getTime()) / 1000 : null);
   };
 
@@ -309,7 +313,8 @@ export function startWebhookDelivery(
   }
 
   const unsubscribe = bus.subscribeAll((event) => {
-    if (anyHooks && event.kind !== 'session_ended') wake();
+    // (A callback's attempt is this sender's own news: nothing new to fan out.)
+    if (anyHooks && event.kind !== 'session_ended' && event.kind !== 'callback') wake();
   });
   const start = options.soleProcess
     ? releaseClaims(db).catch((err: unknown) => options.onError(err, 'releasing webhook claims failed'))

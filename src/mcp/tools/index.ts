@@ -16,6 +16,7 @@ import { setMockRules } from './setMockRules.ts';
 import { setSmtpFaults } from './setSmtpFaults.ts';
 import { listSmtpSessions } from './listSmtpSessions.ts';
 import { verifySignature } from './verifySignature.ts';
+import { waitForCallback } from './waitForCallback.ts';
 import { waitForEmail } from './waitForEmail.ts';
 import { waitForRequest } from './waitForRequest.ts';
 
@@ -31,6 +32,7 @@ export const tools: ToolDefinition[] = [
   deleteSandbox,
   setMockRules,
   mockState,
+  waitForCallback,
   listEmails,
   getEmail,
   listRequests,

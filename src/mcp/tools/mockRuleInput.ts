@@ -27,7 +27,7 @@ export const mockRuleInput = z.object({
     'path.<p> | header.<h> | query.<q> | body.<path>; absent: whole sandbox.',
   ),
   callbacks: fields.callbacks.describe(
-    'Sent after answering: {url, method?, delayMs?, headers?, body?, signing?: {scheme: "standard-webhooks"|"hmac-sha256", secret?}}; templates as in body; see mock_state.',
+    'Sent after answering: {url, method?, delayMs?, headers?, body?, signing?: {scheme: "standard-webhooks"|"hmac-sha256", secret?}}; templates as in body; see wait_for_callback.',
   ),
 });
 

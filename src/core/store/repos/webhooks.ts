@@ -252,6 +252,37 @@ export async function listCallbacks(
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
+/** What a callback wait waits for: delivered, failed for good, or any attempt recorded (retries included). */
+export type CallbackOutcome = 'delivered' | 'failed' | 'attempted';
+
+/** The newest callback of the sandbox matching `filter` that has reached `outcome`, if any. */
+export async function findCallbackWithOutcome(
+  db: Kysely<Database>,
+  sandboxId: string,
+  filter: { ruleId?: string | undefined; requestId?: string | undefined },
+  outcome: CallbackOutcome,
+): Promise<WebhookOutboxRow | undefined> {
+  let q = db
+    .selectFrom('webhook_outbox')
+    .selectAll()
+    .where('sandbox_id', '=', sandboxId)
+    .where('webhook_id', 'is', null);
+  if (filter.ruleId !== undefined) q = q.where('rule_id', '=', filter.ruleId);
+  if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
+  // (`attempts` counts claims, which precede the attempt's record: an attempt is there once its log row is.)
+  q =
+    outcome === 'attempted'
+      ? q.where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('webhook_deliveries')
+              .select('webhook_deliveries.id')
+              .whereRef('webhook_deliveries.message_id', '=', 'webhook_outbox.id'),
+          ),
+        )
+      : q.where('status', '=', outcome);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
 /** The attempts of some callbacks, oldest first. */
 export async function callbackAttempts(
   db: Kysely<Database>,
