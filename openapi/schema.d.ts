@@ -255,7 +255,7 @@ export interface paths {
          *     queued it) that already has the `outcome`, else with the first one to reach it, else `204` at
          *     `timeoutSeconds`. `outcome` is `delivered` (a 2xx from the target; the default), `failed`
          *     (retries stopped), or `attempted` (any attempt recorded, a retry included: read its
-         *     `deliveries`). Works across processes on PostgreSQL. Counts against the key's 50 open waits.
+         *     `deliveries`). Works across processes on PostgreSQL. Counts against the key's 50 open waits (shared with the message and request waits).
          */
         get: operations["waitForSandboxCallback"];
         put?: never;

@@ -191,7 +191,7 @@ export function createCore({
     /** Export and import of a sandbox's streams (`sandtrap export`, `sandtrap import`). */
     backup: createBackupService(db, clock, bus, ingestMail, writers.requests),
     /** Mock rules' scenario states and queued callbacks (issue 40). */
-    mockState: createMockStateService(db, sandboxes, bus, clock),
+    mockState: createMockStateService(db, sandboxes, bus, clock, waits.acquireSlot),
     /** Outgoing webhooks: subscriptions, the delivery log and pings (the sender runs apart, below). */
     webhooks: createWebhookService(db, clock, webhookPolicy, () => webhookSender?.wake()),
     /**

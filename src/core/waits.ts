@@ -351,6 +351,9 @@ export function createWaitService(
   }
 
   return {
+    /** Counts one more wait of another kind (a callback wait) against the key's cap; returns its release. */
+    acquireSlot: acquire,
+
     forMessage(
       workspaceId: string,
       sandboxId: string,

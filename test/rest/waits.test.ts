@@ -953,6 +953,12 @@ describeEachStore('REST waits', (getStore) => {
           await assertProblem(res, 429, 'rate-limited');
           assert.match(retryAfter ?? '', /^[1-9]\d*$/, `Retry-After: ${retryAfter}`);
           assert.equal(server.core.waits.active(), 50, 'the refused wait was never opened');
+          // One cap for every kind of wait: a callback wait is the 51st too.
+          await assertProblem(
+            await waitWithKey(box.ws.key, `/sandboxes/${box.sb.id}/callbacks/wait?timeoutSeconds=0`),
+            429,
+            'rate-limited',
+          );
           // The cap is per key: another key of the same workspace may wait.
           await assertNoContent(
             await waitWithKey(otherKey, `/sandboxes/${box.sb.id}/messages/wait?timeoutSeconds=0`),

@@ -5,14 +5,12 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
-import { AppError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import type { SandboxService } from '../sandboxes.ts';
 import { textMax, uuid } from '../schemas.ts';
 import { findCallbackWithOutcome, type CallbackOutcome } from '../store/repos/webhooks.ts';
 import type { Database, WebhookOutboxRow } from '../store/schema.ts';
 import { parseInput } from '../validation.ts';
-import { MAX_WAITS_PER_KEY } from '../waits.ts';
 
 /** A notification lost with a process's listening connection is caught by looking this often anyway. */
 const RECHECK_MS = 2_000;
@@ -26,7 +24,7 @@ export const callbackWaitQuery = z.object({
 
 export interface CallbackWaitOptions {
   signal?: AbortSignal | undefined;
-  /** Counts against this key's concurrent waits (the same cap as message and request waits). */
+  /** Counts against this key's open waits (one cap with message and request waits). */
   keyId?: string | undefined;
 }
 
@@ -37,27 +35,9 @@ export function createCallbackWaits<T>(
   sandboxes: SandboxService,
   /** The callback as callers see it, with its attempts. */
   present: (row: WebhookOutboxRow) => Promise<T>,
+  /** Counts the wait against its key's open waits (waits.ts): one cap for every kind of wait. */
+  acquire: (keyId: string | undefined) => () => void,
 ) {
-  const perKey = new Map<string, number>();
-
-  function acquire(keyId: string | undefined): () => void {
-    if (keyId === undefined) return () => {};
-    const n = perKey.get(keyId) ?? 0;
-    if (n >= MAX_WAITS_PER_KEY) {
-      throw new AppError(
-        'rate_limited',
-        `This key already has ${MAX_WAITS_PER_KEY} callback waits open; let one finish or use another key.`,
-        { retryAfterSeconds: 1 },
-      );
-    }
-    perKey.set(keyId, n + 1);
-    return () => {
-      const left = (perKey.get(keyId) ?? 1) - 1;
-      if (left <= 0) perKey.delete(keyId);
-      else perKey.set(keyId, left);
-    };
-  }
-
   /** The callback once it has the outcome; undefined at the timeout. Not found once the sandbox is gone. */
   async function wait(
     workspaceId: string,

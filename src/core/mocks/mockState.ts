@@ -57,11 +57,18 @@ export function createMockStateService(
   sandboxes: SandboxService,
   bus: EventBus,
   clock: Clock,
+  /** The waits' per-key cap (WaitService.acquireSlot), which callback waits count against too. */
+  acquireWaitSlot: (keyId: string | undefined) => () => void,
 ) {
   /** The sandbox's id once it is known to be the caller's (else not found, as every sandbox route says). */
   const owned = async (workspaceId: string, id: string) => (await sandboxes.get(workspaceId, id)).id;
-  const callbackWaits = createCallbackWaits(db, bus, clock, sandboxes, async (row) =>
-    toQueuedCallback(row, await callbackAttempts(db, [row.id])),
+  const callbackWaits = createCallbackWaits(
+    db,
+    bus,
+    clock,
+    sandboxes,
+    async (row) => toQueuedCallback(row, await callbackAttempts(db, [row.id])),
+    acquireWaitSlot,
   );
   return {
     async scenarios(workspaceId: string, id: string, query: unknown): Promise<ScenarioState[]> {
