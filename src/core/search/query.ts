@@ -4,9 +4,21 @@ import { WEIGHT } from './document.ts';
 import type { SearchField, SearchTerm } from './parse.ts';
 import { lexeme } from './tokens.ts';
 
+/** One word a matching row must have (from a positive term), as the store may ask its word index for it. */
+export interface RequiredWord {
+  /** The lower-cased token, unquoted. */
+  word: string;
+  /** A word prefix (the last word of an unquoted term), not the whole word. */
+  prefix: boolean;
+  /** The field's weight label (from:, subject:, to:), or '' for any field. */
+  weight: string;
+}
+
 export interface SearchFilter {
   /** tsquery text the row's search_doc must match, or undefined when no term reads words. */
   match?: string | undefined;
+  /** Every word the positive terms of `match` require: each matching row has all of them. */
+  required?: RequiredWord[] | undefined;
   hasAttachment?: boolean | undefined;
   isRead?: boolean | undefined;
   /** received_at >= this (after:). */
@@ -41,6 +53,7 @@ function textQuery(words: string[], phrase: boolean, field: SearchField | undefi
 export function searchFilter(terms: readonly SearchTerm[]): SearchFilter {
   const filter: SearchFilter = {};
   const words: string[] = [];
+  const required: RequiredWord[] = [];
   const flag = (key: 'hasAttachment' | 'isRead', value: boolean) => {
     if (filter[key] !== undefined && filter[key] !== value) filter.nothing = true;
     filter[key] = value;
@@ -50,6 +63,12 @@ export function searchFilter(terms: readonly SearchTerm[]): SearchFilter {
       case 'text': {
         const q = textQuery(term.words, term.phrase, term.field);
         words.push(term.negated ? `!${q}` : q);
+        if (!term.negated) {
+          const weight = term.field === undefined ? '' : FIELD_WEIGHT[term.field];
+          term.words.forEach((word, i) =>
+            required.push({ word, prefix: !term.phrase && i === term.words.length - 1, weight }),
+          );
+        }
         break;
       }
       case 'hasAttachment':
@@ -75,5 +94,6 @@ export function searchFilter(terms: readonly SearchTerm[]): SearchFilter {
   // Positive words first: PostgreSQL's GIN index reads the words and only checks the exclusions on its rows.
   words.sort((a, b) => Number(a.startsWith('!')) - Number(b.startsWith('!')));
   if (words.length > 0) filter.match = words.join(' & ');
+  if (required.length > 0) filter.required = required;
   return filter;
 }

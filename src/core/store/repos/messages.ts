@@ -20,6 +20,7 @@ import {
   type TypedColumn,
 } from './insertIfLive.ts';
 import { candidateRowsFor, listSource, newestFirst } from './newestFirst.ts';
+import { searchMatch } from './searchMatch.ts';
 import { preparedLookup, preparedRows } from './prepared.ts';
 
 export const SUMMARY_COLUMNS = [
@@ -165,8 +166,12 @@ export async function listMessages(
   limit: number,
   cursor: Cursor | undefined,
 ): Promise<MessageSummaryRow[]> {
+  const match =
+    filter.search?.match === undefined
+      ? undefined
+      : await searchMatch(db, 'messages', filter.search.match, filter.search.required);
   const run = (probeRows: number | undefined, candidates?: RawBuilder<boolean>) =>
-    messageList(db, sandboxId, filter, limit, cursor, probeRows, candidates).execute();
+    messageList(db, sandboxId, filter, limit, cursor, probeRows, candidates, match).execute();
   switch (messageListStrategy(filter)) {
     case 'page':
       return preparedRows(
@@ -193,6 +198,8 @@ function messageList(
   cursor: Cursor | undefined,
   probeRows: number | undefined,
   candidates?: RawBuilder<boolean>,
+  /** `filter.search.match` as searchMatch gives it (which words the index reads). */
+  match?: Array<RawBuilder<boolean>>,
 ) {
   let q = listSource(db, 'messages', sandboxId, cursor, probeRows, candidates)
     .select(SUMMARY_COLUMNS)
@@ -242,7 +249,8 @@ function messageList(
     // The meaning of each is in src/core/search/query.ts.
     if (search.nothing === true) q = q.where(sql<boolean>`false`);
     if (search.match !== undefined)
-      q = q.where(sql<boolean>`messages.search_doc @@ ${search.match}::tsquery`);
+      for (const condition of match ?? [sql<boolean>`messages.search_doc @@ ${search.match}::tsquery`])
+        q = q.where(condition);
     if (search.hasAttachment !== undefined)
       q = q.where('attachment_count', search.hasAttachment ? '>' : '=', 0);
     if (search.isRead !== undefined) q = q.where('is_read', '=', search.isRead);

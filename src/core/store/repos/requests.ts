@@ -1,5 +1,5 @@
 // SQL for captured HTTP requests. Lists never read bodies.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { likePattern, type Cursor } from '../../pagination.ts';
 import { setReadFlag } from './readFlag.ts';
 import type { Database, NewRequestRow, RequestRow } from '../schema.ts';
@@ -8,6 +8,7 @@ import type { SearchFilter } from '../../search/query.ts';
 import { REQUEST_SEARCH_TEXT } from '../searchIndexes.ts';
 import { insertIfSandboxLive, isSandboxDeletedMeanwhile, type TypedColumn } from './insertIfLive.ts';
 import { listSource, newestFirst } from './newestFirst.ts';
+import { searchMatch } from './searchMatch.ts';
 import { preparedLookup, preparedRows } from './prepared.ts';
 
 /** Shorter q's have no trigram to look up: the index cannot narrow them. */
@@ -127,8 +128,12 @@ export async function listRequests(
 ): Promise<RequestSummaryRow[]> {
   // A q the trigram index can serve, or search words the GIN index can, may send the planner there instead
   // of newest-first (newestFirst.ts).
+  const match =
+    search?.match === undefined
+      ? undefined
+      : await searchMatch(db, 'requests', search.match, search.required);
   const run = (probeRows: number | undefined) =>
-    requestList(db, sandboxId, { q, isRead, search }, limit, cursor, probeRows).execute();
+    requestList(db, sandboxId, { q, isRead, search }, limit, cursor, probeRows, match).execute();
   if ((q !== undefined && q.length >= TRIGRAM_CHARS) || search?.match !== undefined)
     return newestFirst(limit, run);
   // The page without filters (a stream as it arrives: the dashboard, list tools) has one best plan.
@@ -148,6 +153,8 @@ function requestList(
   limit: number,
   cursor: Cursor | undefined,
   probeRows: number | undefined,
+  /** `search.match` as searchMatch gives it (which words the index reads). */
+  match?: Array<RawBuilder<boolean>>,
 ) {
   let query = listSource(db, 'requests', sandboxId, cursor, probeRows)
     .select(REQUEST_SUMMARY_COLUMNS)
@@ -171,7 +178,8 @@ function requestList(
     // The meaning of each is in src/core/search/query.ts; has:attachment is refused for requests.
     if (search.nothing === true) query = query.where(sql<boolean>`false`);
     if (search.match !== undefined)
-      query = query.where(sql<boolean>`requests.search_doc @@ ${search.match}::tsquery`);
+      for (const condition of match ?? [sql<boolean>`requests.search_doc @@ ${search.match}::tsquery`])
+        query = query.where(condition);
     if (search.isRead !== undefined) query = query.where('is_read', '=', search.isRead);
     if (search.receivedFrom !== undefined) query = query.where('received_at', '>=', search.receivedFrom);
     if (search.receivedBefore !== undefined) query = query.where('received_at', '<', search.receivedBefore);
