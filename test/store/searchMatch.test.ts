@@ -13,7 +13,7 @@ import { describeEachStore } from '../helpers/stores.ts';
 
 /**
  * 600 messages whose documents say "carrier c<k>" (k of 30, so each c-word is in 1 row of 30), and 5 more that
- * have c007 but not carrier; newest first one second apart.
+ * have c007 but not carrier, and a word of their own (u601…u605); newest first one second apart.
  */
 async function seed(db: Kysely<Database>, sandboxId: string): Promise<void> {
   await sql`
@@ -25,7 +25,7 @@ async function seed(db: Kysely<Database>, sandboxId: string): Promise<void> {
       0, 10, false, '\\x00'::bytea, ''::tsvector,
       case when g <= 600
         then ('''carrier'':1 ''c' || lpad((g % 30)::text, 3, '0') || ''':2')::tsvector
-        else '''c007'':1 ''lonely'':2'::tsvector end
+        else ('''c007'':1 ''lonely'':2 ''u' || g || ''':3')::tsvector end
     from generate_series(1, 605) as g`.execute(db);
 }
 
@@ -38,8 +38,9 @@ describeEachStore('Search words the index reads', (getStore) => {
 
     const filter = compileSearch('carrier c007', 'messages');
     assert.ok(filter?.match !== undefined);
-    const conditions = await searchMatch(db, 'messages', filter.match, filter.required);
+    const { conditions, fewRows } = await searchMatch(db, 'messages', filter.match, filter.required);
     assert.equal(conditions.length, 2, 'the index condition and the whole query as a check');
+    assert.equal(fewRows, false, 'c007 is a word the statistics list');
     const [indexed] = conditions;
     const compiled = sql`select ${indexed}`.compile(db);
     assert.deepEqual(compiled.parameters, ["'c007':*"], 'the index is asked for the rare word only');
@@ -61,12 +62,34 @@ describeEachStore('Search words the index reads', (getStore) => {
     );
 
     // A prefix of the common word is as common; every word rare, or only common ones: the whole query.
-    const prefix = compileSearch('carr c007', 'messages');
-    assert.equal((await searchMatch(db, 'messages', prefix?.match ?? '', prefix?.required)).length, 2);
-    const rare = compileSearch('c007 lonely', 'messages');
-    assert.equal((await searchMatch(db, 'messages', rare?.match ?? '', rare?.required)).length, 1);
-    const common = compileSearch('carrier', 'messages');
-    assert.equal((await searchMatch(db, 'messages', common?.match ?? '', common?.required)).length, 1);
+    const count = async (text: string) => {
+      const f = compileSearch(text, 'messages');
+      return (await searchMatch(db, 'messages', f?.match ?? '', f?.required)).conditions.length;
+    };
+    assert.equal(await count('carr c007'), 2);
+    assert.equal(await count('c007 lonely'), 1);
+    assert.equal(await count('carrier'), 1);
+    // A word the statistics do not list is rarer than any they do: the list reads its rows through the index,
+    // also when it finds none, and the whole query still decides. (A row written after the analyze has one.)
+    await sql`
+      insert into messages (id, sandbox_id, received_at, envelope_from, from_header, to_addrs, captured_for, subject,
+        preview, text_body, html_body, headers, attachments, attachment_count, size_bytes, is_read, raw,
+        search_words, search_doc)
+      values (gen_random_uuid(), ${sandboxId}::uuid, now(), 'a@x.test', 'a@x.test', '[]'::jsonb, '[]'::jsonb, 'New',
+        null, 'body', null, '[]'::jsonb, '[]'::jsonb, 0, 10, false, '\\x00'::bytea, ''::tsvector,
+        '''carrier'':1 ''fresh777'':2'::tsvector)`.execute(db);
+    for (const [text, found] of [
+      ['carrier zzqx', 0],
+      ['fresh7', 1],
+      ['carrier fresh777', 1],
+      ['lonely fresh777', 0],
+    ] as const) {
+      const f = compileSearch(text, 'messages');
+      assert.ok(f?.match !== undefined);
+      const m = await searchMatch(db, 'messages', f.match, f.required);
+      assert.equal(m.fewRows, true, text);
+      assert.equal((await listMessages(db, sandboxId, { search: f }, 50, undefined)).length, found, text);
+    }
     // A quoted phrase is checked whole: "carrier c007" as a phrase is not in the lonely rows either.
     const phrase = compileSearch('"carrier c007"', 'messages');
     assert.ok(phrase !== undefined);

@@ -171,7 +171,9 @@ export async function listMessages(
       ? undefined
       : await searchMatch(db, 'messages', filter.search.match, filter.search.required);
   const run = (probeRows: number | undefined, candidates?: RawBuilder<boolean>) =>
-    messageList(db, sandboxId, filter, limit, cursor, probeRows, candidates, match).execute();
+    messageList(db, sandboxId, filter, limit, cursor, probeRows, candidates, match?.conditions).execute();
+  // Words the index finds in few rows: read those rows, no try of the newest first (searchMatch.ts).
+  if (match?.fewRows === true) return run(undefined);
   switch (messageListStrategy(filter)) {
     case 'page':
       return preparedRows(

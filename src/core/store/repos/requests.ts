@@ -133,7 +133,9 @@ export async function listRequests(
       ? undefined
       : await searchMatch(db, 'requests', search.match, search.required);
   const run = (probeRows: number | undefined) =>
-    requestList(db, sandboxId, { q, isRead, search }, limit, cursor, probeRows, match).execute();
+    requestList(db, sandboxId, { q, isRead, search }, limit, cursor, probeRows, match?.conditions).execute();
+  // Words the index finds in few rows: read those rows, no try of the newest first (searchMatch.ts).
+  if (match?.fewRows === true) return run(undefined);
   if ((q !== undefined && q.length >= TRIGRAM_CHARS) || search?.match !== undefined)
     return newestFirst(limit, run);
   // The page without filters (a stream as it arrives: the dashboard, list tools) has one best plan.

@@ -17,10 +17,14 @@ const COMMON = 0.05;
 const SHORT_PREFIX = 2;
 /** Statistics change only when the table is analyzed (maintenance.ts, autovacuum): read them this often. */
 const STATS_TTL_MS = 60_000;
+/** A table not analyzed yet (a new store filling up) is asked again sooner. */
+const NO_STATS_TTL_MS = 5_000;
 
 interface Cached {
   at: number;
   frequencies: Promise<Map<string, number>>;
+  /** Set once read: how many words the statistics list. */
+  size?: number;
 }
 const cache = new WeakMap<Kysely<Database>, Map<SearchTable, Cached>>();
 
@@ -41,10 +45,13 @@ function frequencies(db: Kysely<Database>, table: SearchTable): Promise<Map<stri
   let tables = cache.get(db);
   if (tables === undefined) cache.set(db, (tables = new Map()));
   const hit = tables.get(table);
-  if (hit !== undefined && Date.now() - hit.at < STATS_TTL_MS) return hit.frequencies;
+  const ttl = hit?.size === 0 ? NO_STATS_TTL_MS : STATS_TTL_MS;
+  if (hit !== undefined && Date.now() - hit.at < ttl) return hit.frequencies;
   // Without statistics (a failed read too) every word goes to the index, as before this existed.
   const read = readFrequencies(db, table).catch(() => new Map<string, number>());
-  tables.set(table, { at: Date.now(), frequencies: read });
+  const entry: Cached = { at: Date.now(), frequencies: read };
+  void read.then((known) => (entry.size = known.size));
+  tables.set(table, entry);
   return read;
 }
 
@@ -57,6 +64,27 @@ function share(w: RequiredWord, known: Map<string, number>): number {
   return Math.min(1, sum);
 }
 
+export interface SearchMatch {
+  /** What a row must meet to match. */
+  conditions: Array<RawBuilder<boolean>>;
+  /**
+   * A word the index is asked for is one the statistics do not list at all, so it is in fewer rows than the
+   * least common word they list. The planner still guesses such a prefix in 0.5-2% of rows and then prefers
+   * reading the sandbox newest first and checking each row (every row, when nothing matches: 33 ms at 100,000
+   * messages embedded, 220 ms under load, against 3 ms through the index). The conditions then include the
+   * matching ids from the index alone (a subquery the planner keeps apart), and the list reads them directly.
+   */
+  fewRows: boolean;
+}
+
+const asTsquery = (words: readonly RequiredWord[]): string =>
+  words
+    .map((w) => {
+      const label = `${w.prefix ? '*' : ''}${w.weight}`;
+      return `${lexeme(w.word)}${label === '' ? '' : `:${label}`}`;
+    })
+    .join(' & ');
+
 /**
  * The conditions a row must meet to match `match`: the tsquery itself when every required word is rare (or
  * none is), else the rare ones for the index and the whole query as a check the planner cannot take to the
@@ -67,21 +95,26 @@ export async function searchMatch(
   table: SearchTable,
   match: string,
   required: readonly RequiredWord[] | undefined,
-): Promise<Array<RawBuilder<boolean>>> {
-  const whole = sql<boolean>`${sql.ref(`${table}.search_doc`)} @@ ${match}::tsquery`;
-  if (required === undefined || required.length === 0) return [whole];
+): Promise<SearchMatch> {
+  const column = sql.ref(`${table}.search_doc`);
+  const whole = sql<boolean>`${column} @@ ${match}::tsquery`;
+  if (required === undefined || required.length === 0) return { conditions: [whole], fewRows: false };
   const known = await frequencies(db, table);
-  if (known.size === 0) return [whole];
+  if (known.size === 0) return { conditions: [whole], fewRows: false };
   const rare = required.filter((w) => share(w, known) < COMMON);
-  if (rare.length === 0 || rare.length === required.length) return [whole];
-  const indexed = rare
-    .map((w) => {
-      const label = `${w.prefix ? '*' : ''}${w.weight}`;
-      return `${lexeme(w.word)}${label === '' ? '' : `:${label}`}`;
-    })
-    .join(' & ');
-  return [
-    sql<boolean>`${sql.ref(`${table}.search_doc`)} @@ ${indexed}::tsquery`,
-    sql<boolean>`case when ${whole} then true else false end`,
-  ];
+  if (rare.length === 0) return { conditions: [whole], fewRows: false };
+  const indexed = rare.length === required.length ? match : asTsquery(rare);
+  const conditions =
+    rare.length === required.length
+      ? [whole]
+      : [
+          sql<boolean>`${column} @@ ${indexed}::tsquery`,
+          sql<boolean>`case when ${whole} then true else false end`,
+        ];
+  // (The words are ANDed: one such word is enough for few rows.)
+  if (!rare.some((w) => share(w, known) === 0)) return { conditions, fewRows: false };
+  // OFFSET 0 keeps the subquery from being merged into the list's query, so it is planned alone: through the index.
+  const ids = sql<boolean>`${sql.ref(`${table}.id`)} in (select s.id from ${sql.table(table)} as s
+    where s.search_doc @@ ${indexed}::tsquery offset 0)`;
+  return { conditions: [...conditions, ids], fewRows: true };
 }
