@@ -40,6 +40,22 @@ describe('search tokens', () => {
   it('are cut to 64 characters', () => {
     assert.equal(searchTokens('a'.repeat(100))[0], 'a'.repeat(64));
   });
+
+  it('are cut to 64 code points, never inside a surrogate pair, however long the run', () => {
+    // Astral letters (𝒜, two UTF-16 units each) before and across the cut; a run of 5,000 characters.
+    const astral = '𝒜'.repeat(40) + 'b'.repeat(40);
+    assert.equal(searchTokens(astral)[0], '𝒜'.repeat(40) + 'b'.repeat(24));
+    assert.equal(searchTokens('b' + '𝒜'.repeat(70))[0], 'b' + '𝒜'.repeat(63));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', minLength: 60, maxLength: 300 }), (text) => {
+        for (const token of searchTokens(text)) {
+          assert.ok(Array.from(token).length <= 64, token);
+          assert.equal(token.isWellFormed(), true, token);
+        }
+      }),
+    );
+    assert.equal(searchTokens('x'.repeat(5_000))[0]?.length, 64);
+  });
 });
 
 describe('parseSearch', () => {

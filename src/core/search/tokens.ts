@@ -16,7 +16,15 @@ export function searchTokens(text: string): string[] {
 /** Cut to TOKEN_CHARS code points, never inside a surrogate pair. */
 function cut(word: string): string {
   if (word.length <= TOKEN_CHARS) return word;
-  return Array.from(word).slice(0, TOKEN_CHARS).join('');
+  // Counts code points up to the cut instead of splitting the whole word (a 1 KB run in a captured body was
+  // the largest part of building its search document).
+  let end = 0;
+  for (let points = 0; points < TOKEN_CHARS && end < word.length; points++) {
+    const unit = word.charCodeAt(end);
+    const next = word.charCodeAt(end + 1);
+    end += unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+  }
+  return word.slice(0, end);
 }
 
 /** A word as a quoted tsvector or tsquery lexeme (tokens hold no quote or backslash; escaping is cheap insurance). */
