@@ -27,3 +27,13 @@ export async function insertRequests(db: Kysely<Database>, sandboxId: string, co
       '\\x7b7d'::bytea, 2, '127.0.0.1', 200, null
     from generate_series(1, ${count}::int) as g`.execute(db);
 }
+
+/** The workspace that owns a sandbox inserted here. */
+export async function workspaceOf(db: Kysely<Database>, sandboxId: string): Promise<string> {
+  const row = await db
+    .selectFrom('sandboxes')
+    .select('workspace_id')
+    .where('id', '=', sandboxId)
+    .executeTakeFirstOrThrow();
+  return row.workspace_id;
+}

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { generateApiKey, hashApiKey } from '../../src/core/apiKeyFormat.ts';
 import { findApiKeyByHash, insertApiKey } from '../../src/core/store/repos/apiKeys.ts';
 import {
@@ -23,22 +23,12 @@ import {
   findSandbox,
 } from '../../src/core/store/repos/sandboxes.ts';
 import { findSessionByHash } from '../../src/core/store/repos/sessions.ts';
-import type { Database } from '../../src/core/store/schema.ts';
 import { messageRow, requestRow } from '../helpers/captureRows.ts';
-import { insertSandbox } from '../helpers/sandboxRow.ts';
+import { insertSandbox, workspaceOf } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
 
 /** Postgres plans a prepared statement anew for its first five runs, then may keep a generic plan. */
 const PAST_GENERIC = 8;
-
-async function workspaceOf(db: Kysely<Database>, sandboxId: string): Promise<string> {
-  const row = await db
-    .selectFrom('sandboxes')
-    .select('workspace_id')
-    .where('id', '=', sandboxId)
-    .executeTakeFirstOrThrow();
-  return row.workspace_id;
-}
 
 describeEachStore('statements with one best plan, prepared', (getStore) => {
   it('every lookup the API makes per call, and the unfiltered pages, are prepared in the session that ran them', async () => {

@@ -4,22 +4,11 @@
 // The random source is injected, so the draws (and so the outcome) are fixed.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Kysely } from 'kysely';
 import { systemClock } from '../../src/core/clock.ts';
 import { EventBus } from '../../src/core/events.ts';
 import { createSmtpFaultService } from '../../src/core/smtpFaults/service.ts';
-import type { Database } from '../../src/core/store/schema.ts';
-import { insertSandbox } from '../helpers/sandboxRow.ts';
+import { insertSandbox, workspaceOf } from '../helpers/sandboxRow.ts';
 import { describeEachStore } from '../helpers/stores.ts';
-
-async function workspaceOf(db: Kysely<Database>, sandboxId: string): Promise<string> {
-  const row = await db
-    .selectFrom('sandboxes')
-    .select('workspace_id')
-    .where('id', '=', sandboxId)
-    .executeTakeFirstOrThrow();
-  return row.workspace_id;
-}
 
 /** A random source that hands out `draws` in order, and fails the test if asked for more. */
 function drawsOf(draws: number[]): { next: () => number; left: () => number } {

@@ -231,6 +231,22 @@ export async function insertCallbacks(
     .execute();
 }
 
+/** A sandbox's callbacks (outbox rows without a webhook), of one rule or one request when given. */
+function callbacksOf(
+  db: Kysely<Database>,
+  sandboxId: string,
+  filter: { ruleId?: string | undefined; requestId?: string | undefined },
+) {
+  let q = db
+    .selectFrom('webhook_outbox')
+    .selectAll()
+    .where('sandbox_id', '=', sandboxId)
+    .where('webhook_id', 'is', null);
+  if (filter.ruleId !== undefined) q = q.where('rule_id', '=', filter.ruleId);
+  if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
+  return q;
+}
+
 /** Callbacks of a sandbox (optionally one rule's, or one request's) with their state, newest first. */
 export async function listCallbacks(
   db: Kysely<Database>,
@@ -239,13 +255,7 @@ export async function listCallbacks(
   limit: number,
   cursor: Cursor | undefined,
 ): Promise<WebhookOutboxRow[]> {
-  let q = db
-    .selectFrom('webhook_outbox')
-    .selectAll()
-    .where('sandbox_id', '=', sandboxId)
-    .where('webhook_id', 'is', null);
-  if (filter.ruleId !== undefined) q = q.where('rule_id', '=', filter.ruleId);
-  if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
+  let q = callbacksOf(db, sandboxId, filter);
   if (cursor !== undefined) {
     q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor.at, cursor.id)));
   }
@@ -262,13 +272,7 @@ export async function findCallbackWithOutcome(
   filter: { ruleId?: string | undefined; requestId?: string | undefined },
   outcome: CallbackOutcome,
 ): Promise<WebhookOutboxRow | undefined> {
-  let q = db
-    .selectFrom('webhook_outbox')
-    .selectAll()
-    .where('sandbox_id', '=', sandboxId)
-    .where('webhook_id', 'is', null);
-  if (filter.ruleId !== undefined) q = q.where('rule_id', '=', filter.ruleId);
-  if (filter.requestId !== undefined) q = q.where('request_id', '=', filter.requestId);
+  let q = callbacksOf(db, sandboxId, filter);
   // (`attempts` counts claims, which precede the attempt's record: an attempt is there once its log row is.)
   q =
     outcome === 'attempted'
