@@ -756,65 +756,56 @@ if (peers && wants('http')) {
   );
 }
 
-// --- peer: Mockoon CLI (HTTP), through npx with Node 22 --------------------------------------------
+// --- HTTP peers through npx: Mockoon CLI (Node 22) and WireMock standalone (the `wiremock` npm package's jar on
+// the machine's Java), each serving the same catch-all POST -> 200 {} under the same load as sandtrap's capture.
 
-if (peers && wants('http')) {
+interface HttpPeer {
+  /** The npx binary's name, for waitReady's message. */
+  bin: string;
+  /** How rows name it. */
+  name: string;
+  /** npx's arguments for a peer on `port`. */
+  args: (port: number) => string[];
+  workload: string;
+  ratioTarget: number | undefined;
+}
+
+async function benchHttpPeer(peerSpec: HttpPeer): Promise<void> {
   let peer: Peer | null = null;
   let cwd: string | null = null;
   try {
-    const envFile = fileURLToPath(new URL('peers/mockoon-env.json', import.meta.url));
     const port = await freePort();
     // Run from a scratch directory so npx does not resolve against this project's node_modules.
-    cwd = mkdtempSync(join(tmpdir(), 'sandtrap-bench-mockoon-'));
-    peer = spawnPeer(
-      'npx',
-      [
-        // The cached packages when there are any: a registry that answers slowly once made it miss its 120 s.
-        '--prefer-offline',
-        '-y',
-        '-p',
-        'node@22',
-        '-p',
-        '@mockoon/cli',
-        'mockoon-cli',
-        'start',
-        '--data',
-        envFile,
-        '--port',
-        String(port),
-        '--disable-log-to-file',
-      ],
-      cwd,
-    );
+    cwd = mkdtempSync(join(tmpdir(), `sandtrap-bench-${peerSpec.bin}-`));
+    peer = spawnPeer('npx', peerSpec.args(port), cwd);
     const started = performance.now();
     const url = `http://127.0.0.1:${port}/bench/hook`;
     await waitReady(
       peer,
       async () => (await fetch(url, { method: 'POST', body: '{}' })).status === 200,
-      'mockoon-cli',
+      peerSpec.bin,
     );
     const startMs = performance.now() - started;
-    // npx -> node@22 -> mockoon: the peer's RSS is that of npx's descendants.
+    // npx -> (node@22 ->) the peer: the peer's RSS is that of npx's descendants.
     const npxPid = peer.child.pid as number;
-    const groupRss = () => descendantsRss(npxPid);
-    const r = await httpLoad(url, { rss: groupRss, cpuSeconds: () => NaN });
+    const r = await httpLoad(url, { rss: () => descendantsRss(npxPid), cpuSeconds: () => NaN });
     rows.push({
-      workload: `peer Mockoon CLI, catch-all POST -> 200 {} (stores nothing), ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
+      workload: `peer ${peerSpec.workload}, ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
       target: '-',
       measured: `${httpMeasured(r)}; up in ${(startMs / 1000).toFixed(1)} s`,
       met: null,
       ...r,
     });
     peerRatioRows(
-      (store) => `ratio sandtrap HTTP capture (${store}) / Mockoon CLI`,
+      (store) => `ratio sandtrap HTTP capture (${store}) / ${peerSpec.name}`,
       (store) => measured[store].http,
       r.rate,
-      TARGETS.mockoonRatio,
+      peerSpec.ratioTarget,
       'req/s',
     );
   } catch (err) {
     rows.push({
-      workload: 'peer Mockoon CLI HTTP',
+      workload: `peer ${peerSpec.name} HTTP`,
       target: '-',
       measured: `SKIPPED: ${String(err).slice(0, 200)}`,
       met: null,
@@ -825,70 +816,53 @@ if (peers && wants('http')) {
   }
 }
 
-// --- peer: WireMock standalone (HTTP), the jar of the `wiremock` npm package on the machine's Java ---------
-
 if (peers && wants('http')) {
-  let peer: Peer | null = null;
-  let cwd: string | null = null;
-  try {
-    // mappings/catch-all.json: any POST -> 200 {} with Content-Type application/json, as Mockoon's.
-    const rootDir = fileURLToPath(new URL('peers/wiremock', import.meta.url));
-    const port = await freePort();
-    cwd = mkdtempSync(join(tmpdir(), 'sandtrap-bench-wiremock-'));
-    peer = spawnPeer(
-      'npx',
-      [
-        '--prefer-offline',
-        '-y',
-        '-p',
-        'wiremock@3.13.2',
-        'wiremock',
-        '--port',
-        String(port),
-        '--bind-address',
-        '127.0.0.1',
-        '--root-dir',
-        rootDir,
-        '--disable-banner',
-      ],
-      cwd,
-    );
-    const started = performance.now();
-    const url = `http://127.0.0.1:${port}/bench/hook`;
-    await waitReady(
-      peer,
-      async () => (await fetch(url, { method: 'POST', body: '{}' })).status === 200,
+  const envFile = fileURLToPath(new URL('peers/mockoon-env.json', import.meta.url));
+  await benchHttpPeer({
+    bin: 'mockoon-cli',
+    name: 'Mockoon CLI',
+    // The cached packages when there are any: a registry that answers slowly once made it miss its 120 s.
+    args: (port) => [
+      '--prefer-offline',
+      '-y',
+      '-p',
+      'node@22',
+      '-p',
+      '@mockoon/cli',
+      'mockoon-cli',
+      'start',
+      '--data',
+      envFile,
+      '--port',
+      String(port),
+      '--disable-log-to-file',
+    ],
+    workload: 'Mockoon CLI, catch-all POST -> 200 {} (stores nothing)',
+    ratioTarget: TARGETS.mockoonRatio,
+  });
+  // mappings/catch-all.json: any POST -> 200 {} with Content-Type application/json, as Mockoon's.
+  const rootDir = fileURLToPath(new URL('peers/wiremock', import.meta.url));
+  await benchHttpPeer({
+    bin: 'wiremock',
+    name: 'WireMock standalone',
+    args: (port) => [
+      '--prefer-offline',
+      '-y',
+      '-p',
+      'wiremock@3.13.2',
       'wiremock',
-    );
-    const startMs = performance.now() - started;
-    const npxPid = peer.child.pid as number;
-    const r = await httpLoad(url, { rss: () => descendantsRss(npxPid), cpuSeconds: () => NaN });
-    rows.push({
-      // Its request journal (in memory, unbounded by default) is what it keeps: nothing survives a restart.
-      workload: `peer WireMock standalone 3.13.2 (Java 17), catch-all POST -> 200 {} (request journal in memory), ${HTTP_CONNECTIONS} conns, ${HTTP_SECONDS} s`,
-      target: '-',
-      measured: `${httpMeasured(r)}; up in ${(startMs / 1000).toFixed(1)} s`,
-      met: null,
-      ...r,
-    });
-    peerRatioRows(
-      (store) => `ratio sandtrap HTTP capture (${store}) / WireMock standalone`,
-      (store) => measured[store].http,
-      r.rate,
-      undefined,
-      'req/s',
-    );
-  } catch (err) {
-    rows.push({
-      workload: 'peer WireMock standalone HTTP',
-      target: '-',
-      measured: `SKIPPED: ${String(err).slice(0, 200)}`,
-      met: null,
-    });
-  } finally {
-    await peer?.stop();
-    if (cwd) rmSync(cwd, { recursive: true, force: true });
-  }
+      '--port',
+      String(port),
+      '--bind-address',
+      '127.0.0.1',
+      '--root-dir',
+      rootDir,
+      '--disable-banner',
+    ],
+    // Its request journal (in memory, unbounded by default) is what it keeps: nothing survives a restart.
+    workload: 'WireMock standalone 3.13.2 (Java 17), catch-all POST -> 200 {} (request journal in memory)',
+    ratioTarget: undefined,
+  });
 }
 
 function descendantsRss(pid: number): number {

@@ -5,7 +5,7 @@ import type { QueuedCallback } from '../../core/mocks/mockState.ts';
 import { defineTool } from '../toolkit.ts';
 import { hint, sandboxId } from './common.ts';
 import { ID_NAMES } from './coreArgs.ts';
-import { sandboxEnded, WAIT_CAP_WITHOUT_PROGRESS_SECONDS, withProgress } from './waitSupport.ts';
+import { callSeconds, sandboxEnded, withProgress } from './waitSupport.ts';
 
 const callbackSchema = z.object({
   id: z.string(),
@@ -65,8 +65,8 @@ export const waitForCallback = defineTool({
   coreNames: { ...ID_NAMES, requestId: 'request_id', ruleId: 'rule_id', timeoutSeconds: 'timeout_seconds' },
   async handler(args, ctx) {
     // A client that ends calls at 60 s without progress gets an answer before then, and the call to go on.
-    const capped = !ctx.outlivesClientTimeout && args.timeout_seconds > WAIT_CAP_WITHOUT_PROGRESS_SECONDS;
-    const seconds = capped ? WAIT_CAP_WITHOUT_PROGRESS_SECONDS : args.timeout_seconds;
+    const seconds = callSeconds(ctx, args.timeout_seconds);
+    const capped = seconds < args.timeout_seconds;
     const query = {
       ...(args.request_id === undefined ? {} : { requestId: args.request_id }),
       ...(args.rule_id === undefined ? {} : { ruleId: args.rule_id }),

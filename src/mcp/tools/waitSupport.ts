@@ -32,6 +32,13 @@ export interface WaitPlan {
   began: Date;
 }
 
+/** Seconds one call may wait: the asked timeout, or the cap when the client cannot outlast 60 s. */
+export function callSeconds(ctx: ToolContext, timeoutSeconds: number): number {
+  return !ctx.outlivesClientTimeout && timeoutSeconds > WAIT_CAP_WITHOUT_PROGRESS_SECONDS
+    ? WAIT_CAP_WITHOUT_PROGRESS_SECONDS
+    : timeoutSeconds;
+}
+
 export async function planWait(
   ctx: ToolContext,
   args: {
@@ -45,8 +52,7 @@ export async function planWait(
 ): Promise<WaitPlan> {
   const began = new Date();
   const from = await startingPoint(args.since, args.after, receivedAtOf);
-  const capped = !ctx.outlivesClientTimeout && args.timeout_seconds > WAIT_CAP_WITHOUT_PROGRESS_SECONDS;
-  const seconds = capped ? WAIT_CAP_WITHOUT_PROGRESS_SECONDS : args.timeout_seconds;
+  const seconds = callSeconds(ctx, args.timeout_seconds);
   return {
     from,
     // unread_only: false asks for items a wait already returned, so it lifts the rule too.

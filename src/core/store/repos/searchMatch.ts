@@ -101,7 +101,8 @@ export async function searchMatch(
   if (required === undefined || required.length === 0) return { conditions: [whole], fewRows: false };
   const known = await frequencies(db, table);
   if (known.size === 0) return { conditions: [whole], fewRows: false };
-  const rare = required.filter((w) => share(w, known) < COMMON);
+  const shares = required.map((w) => ({ w, share: share(w, known) }));
+  const rare = shares.filter((r) => r.share < COMMON).map((r) => r.w);
   if (rare.length === 0) return { conditions: [whole], fewRows: false };
   const indexed = rare.length === required.length ? match : asTsquery(rare);
   const conditions =
@@ -112,7 +113,7 @@ export async function searchMatch(
           sql<boolean>`case when ${whole} then true else false end`,
         ];
   // (The words are ANDed: one such word is enough for few rows.)
-  if (!rare.some((w) => share(w, known) === 0)) return { conditions, fewRows: false };
+  if (!shares.some((r) => r.share === 0)) return { conditions, fewRows: false };
   // OFFSET 0 keeps the subquery from being merged into the list's query, so it is planned alone: through the index.
   const ids = sql<boolean>`${sql.ref(`${table}.id`)} in (select s.id from ${sql.table(table)} as s
     where s.search_doc @@ ${indexed}::tsquery offset 0)`;
