@@ -165,6 +165,56 @@ describe('search document', () => {
       `'big':2A 'sale':3A,5D 'now':6D`,
     );
   });
+
+  it('keeps 256 positions of a word and the words in first-seen order', () => {
+    const doc = searchDocument([['D', `${'ping '.repeat(300)}pong ping`]]);
+    const [ping, pong] = doc.split(' ');
+    assert.equal(ping?.split(',').length, 256);
+    assert.ok(ping?.startsWith(`'ping':2D,3D,`) && ping.endsWith(',257D'), ping);
+    assert.equal(pong, `'pong':302D`);
+  });
+
+  it('matches a plain model of the document on any fields', () => {
+    // The writer's version avoids an array per word; this model is the definition it must keep.
+    const model = (fields: Array<['A' | 'B' | 'C' | 'D', string]>) => {
+      const words = new Map<string, string[]>();
+      let position = 0;
+      for (const [weight, text] of fields) {
+        if (text === '') continue;
+        position += 1;
+        for (const word of searchTokens(text)) {
+          position = Math.min(position + 1, 16_383);
+          const at = words.get(word);
+          if (at === undefined) words.set(word, [`${position}${weight}`]);
+          else if (at.length < 256 && position < 16_383) at.push(`${position}${weight}`);
+        }
+      }
+      return [...words].map(([word, at]) => `'${word}':${at.join(',')}`).join(' ');
+    };
+    const text = fc
+      .array(
+        fc.oneof(fc.constantFrom('a', 'b', 'Ab', 'ü', '1', ' ', '-', "'", 'x'.repeat(70)), fc.string()),
+        {
+          maxLength: 60,
+        },
+      )
+      .map((parts) => parts.join(''));
+    const repeated = fc
+      .tuple(fc.constantFrom('a ', 'b c ', 'ä '), fc.integer({ min: 200, max: 400 }))
+      .map(([w, n]) => w.repeat(n));
+    const fields = fc.array(
+      fc.tuple(fc.constantFrom('A', 'B', 'C', 'D' as const), fc.oneof(text, repeated)),
+      {
+        maxLength: 5,
+      },
+    );
+    fc.assert(
+      fc.property(fields, (f) => {
+        assert.equal(searchDocument(f), model(f));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe('fuzzed searches', () => {

@@ -8,8 +8,9 @@ const WORD = /[\p{L}\p{N}]+/gu;
 
 /** The lower-cased runs of letters and digits of `text`, in order; everything else separates. */
 export function searchTokens(text: string): string[] {
-  const out: string[] = [];
-  for (const [word] of text.toLowerCase().matchAll(WORD)) out.push(cut(word));
+  // match() hands back the words as strings; matchAll() made a match array (and a copy of the regex) per word.
+  const out = text.toLowerCase().match(WORD) ?? [];
+  for (let i = 0; i < out.length; i++) if (out[i]!.length > TOKEN_CHARS) out[i] = cut(out[i]!);
   return out;
 }
 
@@ -27,7 +28,9 @@ function cut(word: string): string {
   return word.slice(0, end);
 }
 
-/** A word as a quoted tsvector or tsquery lexeme (tokens hold no quote or backslash; escaping is cheap insurance). */
+const NEEDS_ESCAPE = /['\\]/;
+
+/** A word as a quoted tsvector or tsquery lexeme (tokens hold no quote or backslash; the escape is insurance). */
 export function lexeme(word: string): string {
-  return `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+  return NEEDS_ESCAPE.test(word) ? `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'` : `'${word}'`;
 }
