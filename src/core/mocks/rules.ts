@@ -211,7 +211,7 @@ function checkScenario(
     });
     return;
   }
-  const [, source, name] = m as unknown as [string, string, string];
+  const [, source = '', name = ''] = m;
   if (source === 'path') {
     const names = capturedNames(compiled);
     if (names !== undefined && !names.has(name)) {
