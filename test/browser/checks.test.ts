@@ -55,6 +55,23 @@ describe('dashboard message checks', () => {
         assert.equal(siteHits.length, hitsBefore, 'opening the tab fetched no link');
         await page.getByText('<video> element', { exact: true }).click();
         await page.getByText('Not supported:').first().waitFor();
+        // caniemail's notes are Markdown: their code spans show as code, never with the backticks around them.
+        const clients = page.locator('.client-list').first();
+        assert.doesNotMatch(await clients.innerText(), /`/);
+        assert.ok((await clients.locator('code').count()) > 0, 'the notes have code spans');
+
+        // Each rule that fired is a row of its table, whatever the width, with its explanation beside or under
+        // its id: on a phone as wide as most of the table, not a column one word wide.
+        const spam = page.getByRole('table', { name: 'Spam rules that fired' });
+        const caps = spam.getByRole('row').filter({ hasText: 'SUBJECT_ALL_CAPS' });
+        await caps.getByRole('cell', { name: /written in capitals/ }).waitFor();
+        const [table, why] = await Promise.all([
+          spam.boundingBox(),
+          caps.getByRole('cell', { name: /written in capitals/ }).boundingBox(),
+        ]);
+        assert.ok(table && why);
+        const share = why.width / table.width;
+        assert.ok(width === 'desktop' || share > 0.6, `the explanation is ${Math.round(share * 100)}% wide`);
 
         if (width === 'desktop' && scheme === 'light') {
           await page.getByRole('button', { name: 'Check links' }).click();

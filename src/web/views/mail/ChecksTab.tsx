@@ -1,5 +1,6 @@
 // The Checks tab of a message: HTML compatibility by feature, the spam-style score with each rule explained,
 // and the link check, which fetches the message's links only when the button is pressed.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { client, errorText, ok, type Schemas } from '../../api.ts';
 import { ErrorMessage, Loading } from '../../ui/Empty.tsx';
@@ -60,7 +61,7 @@ function SpamSection({ report }: { report: SpamReport }) {
       {report.hits.length === 0 ? (
         <p>No rule fired.</p>
       ) : (
-        <table class="kv checks-table">
+        <table class="kv checks-table spam-table">
           <caption class="visually-hidden">Spam rules that fired</caption>
           <thead>
             <tr>
@@ -156,12 +157,42 @@ function ClientList({
           <li key={c.client}>
             {c.name}
             {c.versions.length > 0 && <span class="muted"> ({c.versions.join(', ')})</span>}
-            {c.notes.length > 0 && <span class="muted"> — {c.notes.join(' ')}</span>}
+            {c.notes.length > 0 && (
+              <span class="muted">
+                {' — '}
+                <NoteText text={c.notes.join(' ')} />
+              </span>
+            )}
           </li>
         ))}
       </ul>
     </div>
   );
+}
+
+// caniemail writes its notes in Markdown: `code` spans and [text](url) links, a few to its own pages by path.
+const NOTE_MARKUP = /`([^`]+)`|\[([^\]]+)\]\((https?:\/\/[^\s)]+|\/[^\s)]*)\)/g;
+
+/** A caniemail note with its code spans as code and its links as links; anything else stays text. */
+function NoteText({ text }: { text: string }) {
+  const parts: ComponentChildren[] = [];
+  let at = 0;
+  for (const m of text.matchAll(NOTE_MARKUP)) {
+    parts.push(text.slice(at, m.index));
+    const [, code, label, href] = m;
+    if (code !== undefined) parts.push(<code key={m.index}>{code}</code>);
+    else {
+      const url = href?.startsWith('/') ? `https://www.caniemail.com${href}` : href;
+      parts.push(
+        <a key={m.index} href={url} target="_blank" rel="noopener noreferrer">
+          {label}
+        </a>,
+      );
+    }
+    at = m.index + m[0].length;
+  }
+  parts.push(text.slice(at));
+  return <>{parts}</>;
 }
 
 const LINK_LABELS: Record<string, string> = {
