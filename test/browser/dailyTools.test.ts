@@ -274,6 +274,45 @@ describe('dashboard daily tools', () => {
     await page.getByRole('heading', { name: 'Sign in to sandtrap' }).waitFor();
     assert.equal(await page.getByText('This key was revoked').count(), 0, 'a chosen sign-out says nothing');
     await context.close();
+
+    // The same page in each look, each with a key of its own revoked under it.
+    for (const [look, options] of LOOKS) {
+      const key = await h.json<{ id: string; key: string }>('POST', '/keys', { label: `revoked ${look}` });
+      const session = await newContext(h, options);
+      await signIn(session.page, h, key.key);
+      await h.json('DELETE', `/keys/${key.id}`);
+      await session.page
+        .getByRole('link', { name: 'Webhooks' })
+        .click({ timeout: 3000 })
+        .catch(() => undefined);
+      await session.page.getByText('This key was revoked or has expired; paste another.').waitFor();
+      await screenshot(session.page, `daily-revoked-${look}`);
+      await axe(session.page, `sign-in after revocation (${look})`);
+      await session.context.close();
+    }
+  });
+
+  test('an unknown path is a page saying so with a way back, after sign-in too', async () => {
+    const { context, page } = await newContext(h, { viewport: { width: 1440, height: 900 } });
+    const answer = await page.goto(`${h.origin}/no/such/page?x=1`);
+    assert.equal(answer?.status(), 404);
+    // Signed out, the sign-in page comes first and the address stays, so the page after it is the same one.
+    await page.getByLabel('API key').fill(h.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    assert.match(await page.locator('main').innerText(), /Nothing lives at \/no\/such\/page/);
+    await page.getByRole('button', { name: 'Go to the sandboxes' }).click();
+    await page.getByRole('heading', { name: 'Sandboxes', exact: true }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/');
+    // A path under a sandbox that names no view is the same page, not an empty sandbox.
+    const sandbox = await h.createSandbox('not found');
+    await page.goto(`${h.origin}/s/${sandbox.id}/messages/a/b`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await context.close();
+
+    await looks(h, 'not-found', '/no/such/page', async (p) => {
+      await p.getByRole('heading', { name: 'Page not found' }).waitFor();
+    });
   });
 
   test('the sandboxes search lives in the URL', async () => {
