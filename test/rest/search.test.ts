@@ -113,7 +113,7 @@ describeEachStore('REST search', (getStore) => {
           headers: { 'x-tenant-id': 'violetmoon', 'content-type': 'application/x-www-form-urlencoded' },
         },
       ],
-      ['/health', { method: 'GET' }],
+      ['/health?probe=lighthouse%20check', { method: 'GET' }],
     ] as const) {
       const got = await fetch(`${capture}${path}`, init as RequestInit);
       await got.arrayBuffer();
@@ -201,6 +201,11 @@ describeEachStore('REST search', (getStore) => {
       assert.deepEqual(await searchRequests('"gift wrap"'), ['/orders']);
       assert.deepEqual(await searchRequests('teapot-42'), ['/orders']);
       assert.deepEqual(await searchRequests('x@y.test'), ['/signup']);
+    });
+
+    it('by a word of its query string, decoded', async () => {
+      assert.deepEqual(await searchRequests('lighthouse'), ['/health']);
+      assert.deepEqual(await searchRequests('"lighthouse check"'), ['/health']);
     });
 
     it('by path, with an exclusion and is:unread', async () => {
