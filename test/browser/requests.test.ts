@@ -38,6 +38,19 @@ describe('dashboard requests', () => {
   });
 
   test('a capture appears live; its view shows query, headers as sent and the JSON body pretty-printed', async () => {
+    // A rule answers this one path, so the reply shown with the request is the rule's, not the default.
+    await h.json('PUT', `/sandboxes/${sandbox.id}/mocks`, {
+      mocks: [
+        {
+          name: 'queue order',
+          method: 'POST',
+          pattern: '/hooks/order',
+          statusCode: 202,
+          headers: { 'Content-Type': 'application/json', 'X-Queue': 'orders' },
+          body: '{"queued":true}',
+        },
+      ],
+    });
     const { context, page } = await signedIn(h);
     await page.goto(`${h.origin}/s/${sandbox.id}`);
     await page.getByRole('tab', { name: 'Requests', exact: true }).click();
@@ -87,6 +100,16 @@ describe('dashboard requests', () => {
     );
     const bodyText = await page.getByRole('region', { name: 'Body' }).innerText();
     assert.ok(bodyText.includes(JSON.stringify(JSON.parse(JSON_BODY), null, 2)), bodyText);
+    // The reply the rule sent, with the request: status, headers and body as they went out.
+    await page.getByText('202 by rule “queue order”').waitFor();
+    const reply = page.getByRole('region', { name: 'Reply sent' });
+    await reply.getByText('202', { exact: true }).waitFor();
+    const replyHeaders = (await tableRows(page, 'Reply headers')).map((r) => r.slice(0, 2));
+    assert.deepEqual(
+      replyHeaders.find((r) => r[0] === 'X-Queue'),
+      ['X-Queue', 'orders'],
+    );
+    assert.match(await reply.innerText(), /"queued": true/);
     await screenshot(page, 'request-json');
     await axe(page, 'request view (JSON)');
 
