@@ -213,11 +213,6 @@ function messageList(
     const words = searchWordsQuery(filter.q);
     if (words !== undefined) q = q.where(sql<boolean>`messages.search_words @@ ${words}::tsquery`);
     else if (searchTextApplies(filter.q)) q = q.where(MESSAGE_SEARCH_TEXT, 'ilike', like);
-    // A word candidate is not rechecked against the search text (a trigram one is): one cheap ilike on it
-    // rejects most before the five per-field ones, also when the planner scans newest-first instead and every
-    // row meets the filters. In a CASE, so it is estimated at one half instead of 0.5%.
-    if (words !== undefined && searchTextApplies(filter.q))
-      q = q.where(sql<boolean>`case when ${MESSAGE_SEARCH_TEXT} ilike ${like} then true else false end`);
     q = q.where((eb) =>
       eb.or([
         eb('subject', 'ilike', like),
