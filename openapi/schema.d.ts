@@ -489,10 +489,14 @@ export interface paths {
         };
         /**
          * The HTML part of a message, for a sandboxed frame
-         * @description The message's HTML body as `text/html; charset=utf-8`, with `<base target="_blank">` put
-         *     first so links open in a new tab. Its Content-Security-Policy sandboxes it (no script, no
-         *     same-origin; popups allowed), allows only images (`data:`, `cid:`, `http:`, `https:`), inline
-         *     styles and fonts, and lets only this origin frame it. 404 when the message has no HTML part.
+         * @description The message's HTML body as `text/html; charset=utf-8`, with `<base target="_blank">` and a
+         *     one-line height script put first, and each `cid:` URL replaced by its part as a `data:` URL (up to
+         *     20 MB of parts; a Content-ID with no part points at `parts/{contentId}`). Its Content-Security-Policy
+         *     sandboxes it as an opaque origin (no same-origin rights, no forms; popups allowed) where the only
+         *     script that runs is the height script, allowed by its hash: it posts `{ sandtrapFrameHeight }` to
+         *     the framing page, so the dashboard sizes the frame to the mail. Only images (`data:`, `http:`,
+         *     `https:`), inline styles and fonts load, and only this origin may frame it. 404 when the message has
+         *     no HTML part.
          */
         get: operations["getMessageHtml"];
         put?: never;
@@ -637,8 +641,8 @@ export interface paths {
         };
         /**
          * Fetch a part by its Content-ID
-         * @description The bytes of the part whose Content-ID is `contentId`: the target of the `cid:` URLs that the
-         *     `/html` view rewrites, so inline images show. Served exactly as an attachment download (same
+         * @description The bytes of the part whose Content-ID is `contentId`, which a `cid:` URL in the HTML part names
+         *     (the `/html` view inlines these parts itself). Served exactly as an attachment download (same
          *     `Content-Disposition`, `nosniff` and `sandbox` CSP); an `<img>` still displays it.
          */
         get: operations["getMessagePart"];
@@ -3958,8 +3962,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "X-Content-Type-Options": components["headers"]["XContentTypeOptions"];
                     /**
-                     * @description `sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; img-src data: cid:
-                     *     https: http:; style-src 'unsafe-inline'; font-src data: https:; frame-ancestors 'self'`
+                     * @description `sandbox allow-scripts allow-popups allow-popups-to-escape-sandbox; default-src 'none';
+                     *     script-src 'sha256-<hash of the height script>'; img-src data: https: http:; style-src
+                     *     'unsafe-inline'; font-src data: https:; frame-ancestors 'self'`
                      */
                     "Content-Security-Policy": string;
                     [name: string]: unknown;

@@ -184,6 +184,30 @@ export function createMessageService(db: Kysely<Database>, clock: Clock, bus: Ev
       return { info, content: parts.content ?? Buffer.alloc(0) };
     },
 
+    /**
+     * A message's HTML part with the parts its `cid:` URLs may name (the first per Content-ID), decoded, for a
+     * view that inlines them: in order until `maxBytes` of them; a part past that is left out.
+     */
+    async htmlWithParts(
+      workspaceId: string,
+      sandboxId: string,
+      messageId: string,
+      maxBytes: number,
+    ): Promise<{ html: string | null; parts: Map<string, { contentType: string; content: Buffer }> }> {
+      const message = await this.get(workspaceId, sandboxId, messageId);
+      const parts = new Map<string, { contentType: string; content: Buffer }>();
+      if (message.htmlBody === null) return { html: null, parts };
+      let bytes = 0;
+      for (const part of message.attachments) {
+        const cid = part.contentId;
+        if (cid == null || parts.has(cid) || bytes + part.sizeBytes > maxBytes) continue;
+        bytes += part.sizeBytes;
+        const { info, content } = await this.attachment(workspaceId, sandboxId, messageId, part.index);
+        parts.set(cid, { contentType: info.contentType, content });
+      }
+      return { html: message.htmlBody, parts };
+    },
+
     /** The part a `cid:` URL names: the first attachment whose Content-ID is `contentId`. */
     async partByContentId(
       workspaceId: string,

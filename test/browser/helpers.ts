@@ -23,7 +23,7 @@ export type Sandbox = components['schemas']['Sandbox'];
 /** Debian's chromium: the project never downloads a browser (`.ci/run` installs this package when missing). */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
-const RESULTS_DIR = join(REPO_ROOT, 'test-results');
+export const RESULTS_DIR = join(REPO_ROOT, 'test-results');
 const KEY_LINE = /^API key: (stk_[0-9A-Za-z]{38})$/;
 
 export async function launchBrowser(): Promise<Browser> {

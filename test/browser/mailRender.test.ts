@@ -2,7 +2,7 @@
 // the mail's height with no inner scrollbar, and Phone / Tablet / Full set the frame's real width.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { axe, eventually, screenshot, signedIn, useDashboard } from './helpers.ts';
+import { axe, eventually, RESULTS_DIR, screenshot, signedIn, useDashboard } from './helpers.ts';
 
 // Two distinct PNGs (2x1 and 1x2), so each <img> proves it got its own part.
 const WIDE_PNG = Buffer.from(
@@ -71,6 +71,10 @@ describe('dashboard mail: rendering', () => {
         });
         await screenshot(page, `mail-render-${name}-${colorScheme}`);
         await axe(page, `newsletter ${name} ${colorScheme}`);
+        // A full-page shot paints an opaque-origin frame only as far as the viewport reaches; scrolled to
+        // the footer, the window shows the end of the mail as a person sees it.
+        await frame.locator('#footer').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${RESULTS_DIR}/mail-render-${name}-${colorScheme}-end.png` });
 
         if (name === 'desktop' && colorScheme === 'light') {
           const widths: Record<string, number> = {};

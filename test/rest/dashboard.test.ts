@@ -3,6 +3,7 @@
 // answer, 503 when not built); a message's HTML for the sandboxed iframe; the mock rule preview, checked
 // against what the capture listener really answers; and each sandbox's dashboardUrl.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,7 @@ import { pino } from 'pino';
 import { createCore, type Core } from '../../src/core/core.ts';
 import { buildApi } from '../../src/rest/app.ts';
 import { DEFAULT_WEB_DIR } from '../../src/rest/routes/dashboard.ts';
+import { FRAME_HEIGHT_SCRIPT } from '../../src/rest/routes/messageHtml.ts';
 import { testConfig } from '../helpers/api.ts';
 import { sendRecorded } from '../helpers/captureClient.ts';
 import { testClock } from '../helpers/clock.ts';
@@ -29,10 +31,13 @@ const T = { timeout: 30_000 };
 const DASHBOARD_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; frame-src 'self'; " +
   "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+// An opaque origin (no allow-same-origin); the only script allowed is the height script, by the hash of its text.
+const HEIGHT_SCRIPT_HASH = createHash('sha256').update(FRAME_HEIGHT_SCRIPT).digest('base64');
 const HTML_CSP =
-  "sandbox allow-same-origin allow-popups allow-popups-to-escape-sandbox; default-src 'none'; " +
-  "img-src 'self' data: https: http:; " +
+  "sandbox allow-scripts allow-popups allow-popups-to-escape-sandbox; default-src 'none'; " +
+  `script-src 'sha256-${HEIGHT_SCRIPT_HASH}'; img-src data: https: http:; ` +
   "style-src 'unsafe-inline'; font-src data: https:; frame-ancestors 'self'";
+const FIRST = `<base target="_blank"><script>${FRAME_HEIGHT_SCRIPT}</script>`;
 
 const INDEX =
   '<!doctype html><html><head><script type="module" src="/assets/app-3f9a1c2b.js"></script></head></html>';
@@ -370,8 +375,10 @@ describeEachStore('dashboard API', (getStore) => {
     assert.equal(res.headers.get('content-security-policy'), HTML_CSP);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     const body = await res.text();
-    assert.ok(body.startsWith('<!DOCTYPE html><base target="_blank"><html>'), body.slice(0, 80));
+    assert.ok(body.startsWith(`<!DOCTYPE html>${FIRST}<html>`), body.slice(0, 80));
     assert.ok(body.indexOf('<base target="_blank">') < body.indexOf('<base target="_self">'));
+    // The mail's own script is still in the page; the CSP's hash is what keeps it from running.
+    assert.ok(body.includes('<script>fetch("/api/v1/keys")</script>'));
     assert.ok(body.includes('<a href="https://example.com/verify">verify</a>'));
   });
 
@@ -393,7 +400,7 @@ describeEachStore('dashboard API', (getStore) => {
     const res = await ws.api(`/sandboxes/${sandbox.id}/messages/${id}/html`);
     assert.equal(res.status, 200);
     const body = await res.text();
-    assert.ok(body.startsWith('<base target="_blank">'), body.slice(0, 60));
+    assert.ok(body.startsWith(FIRST), body.slice(0, 60));
     assert.ok(body.includes('<p>just a <a href="https://e.example">link</a></p>'));
 
     const textOnly = await mail({ subject: 'text only', text: 'no html here' });

@@ -1039,19 +1039,39 @@ describeEachStore('REST messages', (getStore) => {
         );
       });
 
-      it('the /html view points every cid: URL at /parts, relative to itself', async () => {
+      it('the /html view inlines every cid: part as a data: URL', async () => {
         const res = await box.ws.api(messagePath(box, id, '/html'));
         assert.equal(res.status, 200);
         const body = await res.text();
         assert.ok(!/cid:/i.test(body), body);
-        assert.ok(body.includes('<img src="parts/logo%40news.test" alt="logo">'), body);
-        assert.ok(body.includes('background:url(parts/banner%40news.test)'), body);
-        assert.ok(body.includes("<img src='parts/banner%40news.test'>"), body);
+        const logoUrl = `data:image/png;base64,${logo.toString('base64')}`;
+        const bannerUrl = `data:image/png;base64,${banner.toString('base64')}`;
+        assert.ok(body.includes(`<img src="${logoUrl}" alt="logo">`), body);
+        assert.ok(body.includes(`background:url(${bannerUrl})`), body);
+        assert.ok(body.includes(`<img src='${bannerUrl}'>`), body);
+      });
+
+      it('the /html view points a cid: URL with no such part at /parts, relative to itself', async () => {
+        const lost = await send(box, {
+          from: 'news@news.test',
+          to: 'user@x.com',
+          subject: 'Lost part',
+          html: '<img src="cid:gone@news.test"><img src="cid:odd@news.test">',
+          attachments: [
+            // A type no data: URL may carry as written is sent as bytes of no type.
+            { filename: 'odd.bin', content: 'odd', contentType: 'image/png"><x', cid: 'odd@news.test' },
+          ],
+        });
+        const res = await box.ws.api(messagePath(box, lost, '/html'));
+        const body = await res.text();
+        assert.ok(body.includes('<img src="parts/gone%40news.test">'), body);
+        assert.ok(!body.includes('<x'), body);
+        assert.match(body, /<img src="data:[^"]*;base64,b2Rk">/);
         // The frame's document is the /html URL, so the relative URL lands on this message's /parts.
-        const resolved = new URL('parts/logo%40news.test', res.url);
+        const resolved = new URL('parts/gone%40news.test', res.url);
         assert.equal(
           resolved.pathname,
-          new URL(res.url).pathname.replace(/\/html$/, '/parts/logo%40news.test'),
+          new URL(res.url).pathname.replace(/\/html$/, '/parts/gone%40news.test'),
         );
       });
     });

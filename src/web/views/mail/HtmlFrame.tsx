@@ -1,4 +1,4 @@
-// The HTML part rendered in a sandboxed iframe (no scripts) at phone, tablet or full width, as tall as the mail.
+// The HTML part rendered in a sandboxed, opaque-origin iframe at phone, tablet or full width, as tall as the mail.
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 const WIDTHS = [
@@ -9,39 +9,29 @@ const WIDTHS = [
 
 /** Below this the frame would show a sliver while the mail loads. */
 const MIN_HEIGHT = 120;
+/** Taller than any real mail (a hostile one could report anything): past it, the rest is cut. */
+const MAX_HEIGHT = 200_000;
 
 /**
- * Sizes the frame to its document from the parent: the sandbox keeps the frame's origin (allow-same-origin) but
- * never allows scripts, so the parent can read the height while nothing in the mail can run. A ResizeObserver on
- * the mail's root follows late images and width changes; the frame never scrolls on its own.
+ * Sizes the frame to the mail's height as the frame reports it. The frame is an opaque origin (no
+ * allow-same-origin), so the parent cannot read its document; the server's page carries one script, allowed by
+ * its hash alone, that posts `{ sandtrapFrameHeight }` whenever the mail's size changes (late images, a new
+ * width). Only messages from this frame's window count, and only as a number; the frame never scrolls on its own.
  */
 function useContentHeight(frame: { current: HTMLIFrameElement | null }, src: string, width: string) {
   const [height, setHeight] = useState<number | null>(null);
   useEffect(() => {
-    const el = frame.current;
-    if (el === null) return;
-    let observer: ResizeObserver | undefined;
-    const measure = () => {
-      const root = el.contentDocument?.documentElement;
-      if (root == null) return;
+    const onMessage = (event: MessageEvent) => {
+      const el = frame.current;
+      if (el === null || event.source !== el.contentWindow) return;
+      const reported: unknown = (event.data as { sandtrapFrameHeight?: unknown } | null)?.sandtrapFrameHeight;
+      if (typeof reported !== 'number' || !Number.isFinite(reported)) return;
       // The frame's own border is inside its height (border-box): add it, or 2 px would scroll inside.
       const border = el.offsetHeight - el.clientHeight;
-      setHeight(Math.max(MIN_HEIGHT, Math.ceil(root.getBoundingClientRect().height) + border));
+      setHeight(Math.max(MIN_HEIGHT, Math.min(MAX_HEIGHT, Math.ceil(reported)) + border));
     };
-    const attach = () => {
-      observer?.disconnect();
-      const root = el.contentDocument?.documentElement;
-      if (root == null) return;
-      observer = new ResizeObserver(measure);
-      observer.observe(root);
-      measure();
-    };
-    el.addEventListener('load', attach);
-    if (el.contentDocument?.readyState === 'complete') attach();
-    return () => {
-      el.removeEventListener('load', attach);
-      observer?.disconnect();
-    };
+    window.addEventListener('message', onMessage);
+    return () => window.removeEventListener('message', onMessage);
   }, [src, width]);
   return height;
 }
@@ -61,13 +51,13 @@ export function HtmlFrame({ src }: { src: string }) {
         ))}
       </div>
       <div class="frame-wrap">
-        {/* The server's CSP sandboxes the document the same way; popups are allowed so links open in a new
-            tab. allow-same-origin without allow-scripts only lets the parent measure it (see useContentHeight). */}
+        {/* The server's CSP sandboxes the document the same way and lets only its height script run (see
+            useContentHeight); popups are allowed so links open in a new tab. No allow-same-origin, ever. */}
         <iframe
           ref={frame}
           title="Message HTML"
           src={src}
-          sandbox="allow-same-origin allow-popups allow-popups-to-escape-sandbox"
+          sandbox="allow-scripts allow-popups allow-popups-to-escape-sandbox"
           referrerpolicy="no-referrer"
           scrolling="no"
           class="html-frame"
