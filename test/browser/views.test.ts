@@ -30,6 +30,21 @@ async function noSidewaysScroll(page: Page, what: string): Promise<void> {
   assert.ok(overflow <= 1, `${what} scrolls sideways by ${overflow} px`);
 }
 
+/** Fails when a visible field's placeholder is wider than the room inside it (it shows cut). */
+async function placeholderFits(page: Page, label: string): Promise<void> {
+  const field = page.getByLabel(label, { exact: true });
+  if (!(await field.isVisible())) return; // a phone shows the open message, not the list
+  const [text, room] = await field.evaluate((input: any) => {
+    const g = globalThis as any;
+    const style = g.getComputedStyle(input);
+    const context = g.document.createElement('canvas').getContext('2d');
+    context.font = style.font;
+    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    return [context.measureText(input.placeholder).width, input.clientWidth - padding];
+  });
+  assert.ok(text <= room, `the "${label}" placeholder needs ${text} px and has ${room}`);
+}
+
 describe('every view in every look', () => {
   const h = useDashboard();
   let views: View[];
@@ -103,6 +118,7 @@ describe('every view in every look', () => {
             .frameLocator('iframe[title="Message HTML"]')
             .getByRole('link', { name: 'Confirm my address' })
             .waitFor();
+          await placeholderFits(page, 'Captured for address');
         },
       },
       {

@@ -63,7 +63,10 @@ export function MessageList({
         <input
           type="search"
           aria-label="Captured for address"
-          placeholder="To address (exact)"
+          // Short enough to show whole in the narrowest toolbar ("To address (exact)" was cut at 1440 px wide);
+          // the title says what the field matches.
+          placeholder="To address"
+          title="Only mail captured for exactly this address"
           value={filters.to}
           onChange={(e) => onFilters({ ...filters, to: e.currentTarget.value })}
         />
