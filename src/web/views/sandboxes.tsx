@@ -174,10 +174,12 @@ function SandboxCard({
   const tags = Object.entries(sandbox.tags);
   return (
     <li class={sandbox.catchAll === true ? 'card catch-all' : 'card'}>
-      <Link href={paths.sandbox(sandbox.id)} class="card-title">
-        {sandbox.name}
-      </Link>
-      <div class="card-meta">
+      {/* The catch-all's badge shares the name's line: on a line of its own it pushed the card's activity
+          line below its neighbours'. */}
+      <div class="card-head">
+        <Link href={paths.sandbox(sandbox.id)} class="card-title">
+          {sandbox.name}
+        </Link>
         {sandbox.catchAll === true && (
           <span
             class="badge"
@@ -186,6 +188,8 @@ function SandboxCard({
             catch-all: any address, no login
           </span>
         )}
+      </div>
+      <div class="card-meta">
         <code class="muted">{sandbox.emailAddress}</code>
         <span class="muted">
           created <Time iso={sandbox.createdAt} />
