@@ -3,7 +3,29 @@
 // of a long body finds its mail, a mistake shows inline under the box, and request search reads headers.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { axe, eventually, screenshot, signedIn, useDashboard } from './helpers.ts';
+
+/**
+ * The operators hint, shown while the box has focus, lies over the field under the box. It must end above the
+ * list's bar (a third line once covered half of "1 shown") and break lines only between operators.
+ */
+async function hintFits(page: Page, where: string): Promise<void> {
+  const hint = page.locator('.search-box .search-hint');
+  await hint.waitFor();
+  const broken = await hint
+    .locator('span')
+    .evaluateAll((spans: any[]) =>
+      spans.filter((s) => s.getClientRects().length > 1).map((s) => s.textContent as string),
+    );
+  assert.deepEqual(broken, [], `operators broken across lines (${where})`);
+  const [box, bar] = [await hint.boundingBox(), await page.locator('.items-bar').boundingBox()];
+  assert.ok(box && bar);
+  assert.ok(
+    box.y + box.height <= bar.y,
+    `the hint ends ${box.y + box.height - bar.y} px into the bar (${where})`,
+  );
+}
 
 const LONG_TEXT = `${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(900)}signed pomegranate`;
 
@@ -43,8 +65,17 @@ describe('dashboard search', () => {
       'the URL carries the search',
       async () => new URL(page.url()).searchParams.get('search') === 'from:acme has:attachment',
     );
-    // The hint lists the operators while the box has focus.
+    // The hint lists the operators while the box has focus, over the list's bar but not its first message.
     await page.getByText(/from: to: subject: has:attachment/).waitFor();
+    const [hint, rows] = [
+      await page.locator('.search-box .search-hint').boundingBox(),
+      await list.boundingBox(),
+    ];
+    assert.ok(hint && rows);
+    assert.ok(
+      hint.y + hint.height <= rows.y,
+      `the hint ends ${hint.y + hint.height - rows.y} px into the list`,
+    );
     await screenshot(page, 'search-mail-filtered-1440');
     await axe(page, 'mail list with a search');
 
@@ -112,9 +143,11 @@ describe('dashboard search', () => {
     const list = page.getByRole('list', { name: 'Messages' });
     await list.getByRole('link', { name: /Phone acme/ }).waitFor();
     await page.getByLabel('Search mail').focus();
+    await hintFits(page, 'phone mail list');
     await screenshot(page, 'search-mail-390-dark');
     await page.getByLabel('Search mail').fill('before:2026-13-01');
     await page.getByRole('alert').filter({ hasText: 'is not a date' }).waitFor();
+    await hintFits(page, 'phone mail list with a mistake');
     await screenshot(page, 'search-mail-error-390-dark');
     await axe(page, 'phone mail list with a search mistake (dark)');
 

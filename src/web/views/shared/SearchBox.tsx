@@ -1,5 +1,6 @@
 // A list's search box: what is typed shows at once, the search goes out (as `search=`) after a pause in
 // typing, lives in the URL (`?search=`, so a reload keeps it), and a mistake in it shows beside it.
+import { Fragment } from 'preact';
 import { useCallback, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api.ts';
 import type { Page } from './keysetList.ts';
@@ -108,8 +109,14 @@ export function SearchBox({
           {mistake}
         </p>
       )}
+      {/* Each operator in one piece: the hint wraps between them, never inside one ("-leave-" / "out"). */}
       <p id={`${id}-hint`} class="search-hint hint">
-        {operators} · "exact phrase" · -leave-out
+        {[...operators.split(' '), '·', '"exact phrase"', '·', '-leave-out'].map((part, i) => (
+          <Fragment key={i}>
+            {i > 0 && ' '}
+            <span>{part}</span>
+          </Fragment>
+        ))}
       </p>
     </div>
   );
