@@ -1,5 +1,6 @@
 // The HTML view as a mail client shows it: a newsletter's two cid: images load from /parts, the frame grows to
-// the mail's height with no inner scrollbar, and Phone / Tablet / Full set the frame's real width.
+// the mail's height with no inner scrollbar, Phone / Tablet / Full set the frame's real width, and a short
+// mail with no doctype (quirks mode) gets a short frame.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { axe, eventually, RESULTS_DIR, screenshot, signedIn, useDashboard } from './helpers.ts';
@@ -98,5 +99,28 @@ describe('dashboard mail: rendering', () => {
         await context.close();
       }
     }
+  });
+
+  test('a short mail with no doctype gets a short frame, not one as tall as the window', async () => {
+    // No doctype is quirks mode, where <html> is at least as tall as the frame: the mail's measured height is
+    // then the frame's own, and only a frame that starts short can come out short.
+    const sandbox = await h.createSandbox('quirks');
+    await h.sendMail(sandbox, { subject: 'Short note', html: '<h1>Hello</h1><p>Two lines.</p>' });
+    const [message] = (await h.json('GET', `/sandboxes/${sandbox.id}/messages`)).items;
+    const { context, page } = await signedIn(h, { viewport: { width: 1440, height: 900 } });
+    await page.goto(`${h.origin}/s/${sandbox.id}/messages/${message.id}`);
+    const frame = page.frameLocator('iframe[title="Message HTML"]');
+    await frame.getByText('Two lines.').waitFor();
+    assert.equal(
+      await frame.locator('html').evaluate(() => (globalThis as any).document.compatMode),
+      'BackCompat',
+    );
+    const iframe = page.locator('iframe[title="Message HTML"]');
+    await eventually(
+      'the frame as short as the mail',
+      async () => (await iframe.evaluate((el) => el.clientHeight)) < 250,
+    );
+    await screenshot(page, 'mail-render-quirks');
+    await context.close();
   });
 });
