@@ -263,6 +263,28 @@ describe('dashboard daily tools', () => {
     await context.close();
   });
 
+  test('Auto-open on the Requests tab opens a new request as it arrives; mail leaves it there', async () => {
+    const sandbox = await h.createSandbox('auto open requests');
+    const { context, page } = await signedIn(h);
+    await page.goto(`${h.origin}/s/${sandbox.id}/requests`);
+    await page.getByRole('button', { name: 'Auto-open' }).click();
+    assert.equal(await page.getByRole('button', { name: 'Auto-open' }).getAttribute('aria-pressed'), 'true');
+    // Auto-open follows the tab in view: mail first, which must not pull the page to the Mail tab (the request
+    // after it would then not open either), then the request.
+    await h.sendMail(sandbox, { subject: 'Not on this tab', text: 'x' });
+    const res = await h.capture(sandbox, '/hooks/auto', { method: 'POST', body: '{"n":1}' });
+    assert.ok(res.status < 500);
+    await res.arrayBuffer();
+    await until('the request opened', async () =>
+      assert.match(new URL(page.url()).pathname, /\/requests\/[0-9a-f-]{36}$/),
+    );
+    const [request] = (await h.json('GET', `/sandboxes/${sandbox.id}/requests`)).items;
+    assert.equal(new URL(page.url()).pathname, `/s/${sandbox.id}/requests/${request.id}`);
+    await page.getByRole('heading', { name: 'POST /hooks/auto' }).waitFor();
+    assert.equal(await page.getByRole('tab', { name: 'Requests' }).getAttribute('aria-selected'), 'true');
+    await context.close();
+  });
+
   test('a key revoked mid-session lands on sign-in saying so; Sign out does not', async () => {
     const created = await h.json<{ id: string; key: string }>('POST', '/keys', { label: 'revoked soon' });
     const { context, page } = await newContext(h);
