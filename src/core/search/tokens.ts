@@ -30,7 +30,10 @@ function cut(word: string): string {
 
 const NEEDS_ESCAPE = /['\\]/;
 
-/** A word as a quoted tsvector or tsquery lexeme (tokens hold no quote or backslash; the escape is insurance). */
+/**
+ * A word as a quoted tsvector or tsquery lexeme. Search tokens hold no quote or backslash; the search-words
+ * entries (searchIndexes.ts) keep the character before a word, which may be either.
+ */
 export function lexeme(word: string): string {
   return NEEDS_ESCAPE.test(word) ? `'${word.replaceAll('\\', '\\\\').replaceAll("'", "''")}'` : `'${word}'`;
 }

@@ -3,6 +3,7 @@
 // for the word index (migrations 013 and 014). Changing one needs a new migration that rebuilds its index or its words.
 // Why it exists and when it goes: the store map, src/core/store/README.md.
 import { sql, type RawBuilder } from 'kysely';
+import { lexeme } from '../search/tokens.ts';
 
 /** Every field `q` searches in a message, in one text (JSON arrays as their jsonb text). */
 export const MESSAGE_SEARCH_TEXT = sql<string>`(coalesce(messages.subject, '') || ' ' || messages.from_header
@@ -49,11 +50,6 @@ export interface MessageSearchFields {
 const jsonText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 const WORD = /[a-z0-9]+/g;
 const HAS_DIGIT = /[0-9]/;
-
-/** A word as a quoted tsvector or tsquery lexeme: the character before it may be a space, a quote or a backslash. */
-const lexeme = (word: string) =>
-  `'${NEEDS_ESCAPE.test(word) ? word.replaceAll('\\', '\\\\').replaceAll("'", "''") : word}'`;
-const NEEDS_ESCAPE = /['\\]/;
 
 /**
  * messages.search_words for a row, as tsvector input: each word of its search text that holds a digit, after

@@ -18,7 +18,7 @@ const MAX_HEIGHT = 200_000;
  * its hash alone, that posts `{ sandtrapFrameHeight }` whenever the mail's size changes (late images, a new
  * width). Only messages from this frame's window count, and only as a number; the frame never scrolls on its own.
  */
-function useContentHeight(frame: { current: HTMLIFrameElement | null }, src: string, width: string) {
+function useContentHeight(frame: { current: HTMLIFrameElement | null }) {
   const [height, setHeight] = useState<number | null>(null);
   useEffect(() => {
     const onMessage = (event: MessageEvent) => {
@@ -32,14 +32,14 @@ function useContentHeight(frame: { current: HTMLIFrameElement | null }, src: str
     };
     window.addEventListener('message', onMessage);
     return () => window.removeEventListener('message', onMessage);
-  }, [src, width]);
+  }, []);
   return height;
 }
 
 export function HtmlFrame({ src }: { src: string }) {
   const [width, setWidth] = useState<(typeof WIDTHS)[number]['id']>('full');
   const frame = useRef<HTMLIFrameElement>(null);
-  const height = useContentHeight(frame, src, width);
+  const height = useContentHeight(frame);
   const px = WIDTHS.find((w) => w.id === width)?.px ?? null;
   return (
     <div class="html-view">
