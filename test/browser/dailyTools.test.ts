@@ -304,6 +304,10 @@ describe('dashboard daily tools', () => {
     // Signing in again with a good key clears it.
     await page.getByLabel('API key').fill(h.apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    // A reload ends whatever the revoked session still had in flight, whose late 401 could sign this one out
+    // again with the notice (CI saw it once).
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.reload();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to sandtrap' }).waitFor();
     assert.equal(await page.getByText('This key was revoked').count(), 0, 'a chosen sign-out says nothing');
